@@ -1,0 +1,167 @@
+// cured-bench: every reduction implementation, timed cold and hot, checked, and compared.
+// `cured-bench --help` for the options; exit status 0 when every result checked ok, 1 when
+// any was wrong, 2 for bad arguments.
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <iostream>
+#include <string>
+
+#include "bench/context.hpp"
+#include "bench/inputs.cuh"
+#include "ladder/ladder.cuh"
+
+namespace cured::bench {
+
+void run_rows_float(context&);
+void run_rows_double(context&);
+void run_rows_int32(context&);
+void run_rows_uint32(context&);
+void run_rows_half(context&);
+
+namespace {
+
+struct type_entry {
+  const char* name;
+  void (*run)(context&);
+};
+
+// The element types cured-bench instantiates (one translation unit each, see CMakeLists.txt).
+constexpr type_entry benchmarked_types[] = {{"float", run_rows_float},
+                                            {"double", run_rows_double},
+                                            {"int32", run_rows_int32},
+                                            {"uint32", run_rows_uint32},
+                                            {"half", run_rows_half}};
+
+const type_entry* find_type(const std::string& type) {
+  for (const auto& t : benchmarked_types)
+    if (type == t.name) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+bool run_type(const std::string& type, context& ctx) {
+  const type_entry* t = find_type(type);
+  if (t) t->run(ctx);
+  return t != nullptr;
+}
+
+namespace {
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+  return buf;
+}
+
+void print_list() {
+  std::printf("implementations:\n");
+  for (const auto& s : ladder::steps())
+    std::printf("  step%-2d   %s: %s\n", s.number, std::string(s.title).c_str(), std::string(s.change).c_str());
+  std::printf("  cured           the library's asynchronous form (cured::sum_async ...), one launch\n");
+  std::printf("  cured-blocking  the library's blocking form (cured::sum ...): launch, copy back, synchronize\n");
+  std::printf("  cub      cub::DeviceReduce (temporary storage allocated once, outside the timing)\n");
+  std::printf("  thrust   thrust::reduce, as users call it (its allocation and synchronization timed)\n");
+  std::printf("  cpu      serial CPU sum\n");
+  std::printf("  cpu-mt   CPU sum over every core\n");
+  std::printf("types:");
+  for (const auto& t : benchmarked_types) std::printf(" %s", t.name);
+  std::printf("\n  (sums accumulate int32 in int64, uint32 in uint64, half in float; the ladder sums\n"
+              "   float, double, int32, uint32; the CPU rows sum the ladder's types)\n");
+  std::printf("ops: sum min max argmin argmax (the ladder and the CPU rows: sum only)\n");
+}
+
+int run(int argc, char** argv) {
+  options opt;
+  try {
+    opt = parse_options(argc, argv);
+  } catch (const parse_error& e) {
+    std::fprintf(stderr, "cured-bench: %s\n", e.what());
+    return 2;
+  }
+  if (opt.help) {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  if (opt.list) {
+    print_list();
+    return 0;
+  }
+  for (const auto& type : opt.types)
+    if (!find_type(type)) {
+      std::fprintf(stderr, "cured-bench: type '%s' is not benchmarked (see --list)\n", type.c_str());
+      return 2;
+    }
+
+  context ctx(opt);
+  ctx.seed = opt.seed_given ? opt.seed : fresh_seed();
+  run_info info;
+  info.date = now_utc();
+  info.command = "cured-bench";
+  for (int i = 1; i < argc; ++i) info.command += std::string(" ") + argv[i];
+
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    std::fprintf(stderr, "cured-bench: no CUDA device (%s); running the CPU implementations only\n",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    info.device = "none (CPU only)";
+  } else if (opt.device >= count) {
+    std::fprintf(stderr, "cured-bench: device %d does not exist (%d found)\n", opt.device, count);
+    return 2;
+  }
+
+  std::unique_ptr<l2_flusher> flusher;
+  if (e == cudaSuccess && count > 0) {
+    CURED_CHECK(cudaSetDevice(opt.device));
+    ctx.gpu = true;
+    ctx.dev = query_device(opt.device);
+    flusher = std::make_unique<l2_flusher>(ctx.dev);
+    ctx.flusher = flusher.get();
+    CURED_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+    info.device = ctx.dev.name;
+    info.sm_count = ctx.dev.sm_count;
+    info.l2_mb = double(ctx.dev.l2_bytes) / (1 << 20);
+    info.peak_gbps = ctx.dev.peak_gbps;
+    ctx.progress("measuring the streaming-read ceiling on " + ctx.dev.name);
+    info.ceiling_gbps = measure_read_ceiling(ctx.dev, *ctx.flusher, ctx.stream);
+  }
+  info.samples = opt.samples;
+  ctx.progress("seed " + std::to_string(ctx.seed));
+
+  for (const auto& type : opt.types) run_type(type, ctx);
+
+  fill_derived(ctx.rows, info);
+  if (opt.out.empty()) {
+    write_report(std::cout, opt.fmt, info, ctx.rows);
+  } else {
+    std::ofstream f(opt.out);
+    if (!f) {
+      std::fprintf(stderr, "cured-bench: cannot write '%s'\n", opt.out.c_str());
+      return 2;
+    }
+    write_report(f, opt.fmt, info, ctx.rows);
+  }
+  if (ctx.stream) (void)cudaStreamDestroy(ctx.stream);
+  return exit_status(ctx.rows);
+}
+
+}  // namespace
+}  // namespace cured::bench
+
+int main(int argc, char** argv) {
+  try {
+    return cured::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cured-bench: %s\n", e.what());
+    return 1;
+  }
+}

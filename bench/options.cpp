@@ -1,0 +1,457 @@
+#include "bench/options.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <optional>
+
+namespace cured::bench {
+
+namespace {
+
+constexpr int step_count = 10;
+constexpr std::int64_t size_limit = std::int64_t(1) << 62;
+
+using u128 = unsigned __int128;
+constexpr u128 u128_max = ~u128(0);
+
+constexpr std::array<std::string_view, 16> impl_list = {
+    "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
+    "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"};
+// The element types cured-bench instantiates (bench/CMakeLists.txt, one translation unit each).
+constexpr std::array<std::string_view, 5> type_list = {"float", "double", "int32", "uint32", "half"};
+constexpr std::array<std::string_view, 5> op_list = {"sum", "min", "max", "argmin", "argmax"};
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+/// Whole-string base-10 integer; no sign, no spaces.
+template <class Int>
+std::optional<Int> parse_whole(std::string_view s) {
+  if (s.empty() || s.front() == '+') return std::nullopt;
+  Int v{};
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Saturating arithmetic: u128_max stands for "too large".
+u128 mul_sat(u128 a, u128 b) {
+  if (a == 0 || b == 0) return 0;
+  if (a == u128_max || b == u128_max || b > u128_max / a) return u128_max;
+  return a * b;
+}
+
+u128 pow_sat(u128 base, std::uint64_t exp) {
+  u128 r = 1;
+  while (exp > 0) {
+    if (exp & 1) r = mul_sat(r, base);
+    exp >>= 1;
+    if (exp > 0) base = mul_sat(base, base);
+  }
+  return r;
+}
+
+u128 digits_sat(std::string_view s) {
+  u128 v = 0;
+  for (char c : s) {
+    const u128 t = mul_sat(v, 10);
+    v = t > u128_max - 9 ? u128_max : t + u128(c - '0');
+  }
+  return v;
+}
+
+/// Exponents beyond this saturate any base >= 2 anyway.
+std::uint64_t exponent_of(std::string_view s) {
+  std::uint64_t e = 0;
+  for (char c : s) e = std::min<std::uint64_t>(e * 10 + std::uint64_t(c - '0'), 1000);
+  return e;
+}
+
+[[noreturn]] void bad_size(std::string_view text) { throw parse_error("cannot parse size " + quoted(text)); }
+[[noreturn]] void too_large(std::string_view text) { throw parse_error("size " + quoted(text) + " is larger than 2^62"); }
+
+/// "D[.D]" times `scale`, exact: the value must be a whole number.
+u128 scaled_decimal(std::string_view mantissa, u128 scale, std::string_view text) {
+  const auto dot = mantissa.find('.');
+  const std::string_view whole = mantissa.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? std::string_view() : mantissa.substr(dot + 1);
+  if (!all_digits(whole) || (dot != std::string_view::npos && !all_digits(frac))) bad_size(text);
+  if (frac.size() > 30) bad_size(text);
+  const u128 m = digits_sat(std::string(whole) + std::string(frac));
+  if (m == 0) return 0;
+  const u128 v = mul_sat(m, scale);
+  if (v == u128_max) too_large(text);
+  const u128 d = pow_sat(10, frac.size());
+  if (v % d != 0) throw parse_error("size " + quoted(text) + " is not a whole number");
+  return v / d;
+}
+
+/// One factor of a product: every size form except "x".
+u128 parse_factor(std::string_view f, std::string_view text) {
+  if (f.empty()) bad_size(text);
+  if (const auto caret = f.find('^'); caret != std::string_view::npos) {
+    const std::string_view base = f.substr(0, caret), exp = f.substr(caret + 1);
+    if (!all_digits(base) || !all_digits(exp)) bad_size(text);
+    return pow_sat(digits_sat(base), exponent_of(exp));
+  }
+  if (const auto e = f.find_first_of("eE"); e != std::string_view::npos) {
+    std::string_view exp = f.substr(e + 1);
+    if (!exp.empty() && exp.front() == '+') exp.remove_prefix(1);
+    if (!all_digits(exp)) bad_size(text);
+    return scaled_decimal(f.substr(0, e), pow_sat(10, exponent_of(exp)), text);
+  }
+  static constexpr struct {
+    std::string_view suffix;
+    u128 scale;
+  } suffixes[] = {{"Ki", u128(1) << 10}, {"Mi", u128(1) << 20}, {"Gi", u128(1) << 30}, {"Ti", u128(1) << 40},
+                  {"k", 1000},           {"K", 1000},           {"M", 1000000},      {"G", 1000000000},
+                  {"T", 1000000000000}};
+  for (const auto& s : suffixes)
+    if (f.size() > s.suffix.size() && f.ends_with(s.suffix))
+      return scaled_decimal(f.substr(0, f.size() - s.suffix.size()), s.scale, text);
+  return scaled_decimal(f, 1, text);
+}
+
+std::vector<std::string_view> split(std::string_view list, char sep) {
+  std::vector<std::string_view> items;
+  std::size_t start = 0;
+  while (true) {
+    const auto at = list.find(sep, start);
+    items.push_back(list.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) break;
+    start = at + 1;
+  }
+  return items;
+}
+
+/// Comma-separated items, none empty.
+std::vector<std::string_view> split_list(std::string_view list) {
+  auto items = split(list, ',');
+  for (const auto& item : items)
+    if (item.empty()) throw parse_error("empty item in list " + quoted(list));
+  return items;
+}
+
+/// Names from `canonical` (plus "all"), deduplicated, in canonical order.
+std::vector<std::string> parse_names(std::string_view list, std::span<const std::string_view> canonical,
+                                     std::string_view what) {
+  std::vector<bool> chosen(canonical.size(), false);
+  for (const auto item : split_list(list)) {
+    if (item == "all") {
+      std::fill(chosen.begin(), chosen.end(), true);
+      continue;
+    }
+    const auto it = std::find(canonical.begin(), canonical.end(), item);
+    if (it == canonical.end()) throw parse_error("unknown " + std::string(what) + " " + quoted(item) + " (see --list)");
+    chosen[std::size_t(it - canonical.begin())] = true;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < canonical.size(); ++i)
+    if (chosen[i]) out.emplace_back(canonical[i]);
+  return out;
+}
+
+int parse_step(std::string_view s) {
+  const auto v = parse_whole<int>(s);
+  if (!v || *v < 1 || *v > step_count) throw parse_error("unknown step " + quoted(s) + " (steps are 1 to 10)");
+  return *v;
+}
+
+int parse_block(std::string_view s) {
+  const auto v = parse_whole<std::int64_t>(s);
+  if (!v) throw parse_error("cannot parse block size " + quoted(s));
+  if (*v < 32 || *v > 1024 || (*v & (*v - 1)) != 0)
+    throw parse_error("block size " + std::string(s) + " is not a power of two from 32 to 1024");
+  return int(*v);
+}
+
+int parse_count(std::string_view s, std::string_view option, int min) {
+  const auto v = parse_whole<int>(s);
+  if (!v || *v < min)
+    throw parse_error(std::string(option) + " takes a whole number of at least " + std::to_string(min) + ", not " +
+                      quoted(s));
+  return *v;
+}
+
+std::uint64_t parse_seed(std::string_view s) {
+  std::optional<std::uint64_t> v;
+  if (s.size() > 2 && (s.starts_with("0x") || s.starts_with("0X"))) {
+    std::uint64_t x = 0;
+    const auto [end, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), x, 16);
+    if (ec == std::errc() && end == s.data() + s.size()) v = x;
+  } else {
+    v = parse_whole<std::uint64_t>(s);
+  }
+  if (!v) throw parse_error("cannot parse seed " + quoted(s) + " (a 64-bit unsigned number, decimal or 0x hex)");
+  return *v;
+}
+
+options::format parse_format(std::string_view s) {
+  for (auto f : {options::format::table, options::format::csv, options::format::json, options::format::md})
+    if (s == format_name(f)) return f;
+  throw parse_error("unknown format " + quoted(s) + " (table, csv, json or md)");
+}
+
+/// Which options take a value; every other known option is a flag.
+bool takes_value(std::string_view name) {
+  static constexpr std::string_view valued[] = {"impl", "steps",  "block", "sizes", "types", "ops",
+                                                "mode", "samples", "device", "format", "out", "seed"};
+  return std::find(std::begin(valued), std::end(valued), name) != std::end(valued);
+}
+
+bool is_flag(std::string_view name) { return name == "list" || name == "help"; }
+
+}  // namespace
+
+std::span<const std::string_view> implementation_names() { return impl_list; }
+std::span<const std::string_view> type_names() { return type_list; }
+std::span<const std::string_view> op_names() { return op_list; }
+
+std::string_view format_name(options::format f) {
+  switch (f) {
+    case options::format::table: return "table";
+    case options::format::csv: return "csv";
+    case options::format::json: return "json";
+    case options::format::md: return "md";
+  }
+  return "table";
+}
+
+std::int64_t parse_size(std::string_view text) {
+  if (!text.empty() && text.front() == '-') {
+    try {
+      parse_size(text.substr(1));
+    } catch (const parse_error&) {
+      bad_size(text);
+    }
+    throw parse_error("size " + quoted(text) + " is negative");
+  }
+  u128 product = 1;
+  for (const auto factor : split(text, 'x')) {
+    product = mul_sat(product, parse_factor(factor, text));
+    if (product > u128(size_limit) && product != u128_max) product = u128_max;
+  }
+  if (product > u128(size_limit)) too_large(text);
+  return std::int64_t(product);
+}
+
+std::vector<std::int64_t> parse_sizes(std::string_view list) {
+  std::vector<std::int64_t> sizes;
+  for (const auto item : split_list(list)) {
+    const auto dots = item.find("..");
+    if (dots == std::string_view::npos) {
+      sizes.push_back(parse_size(item));
+      continue;
+    }
+    const std::int64_t lo = parse_size(item.substr(0, dots)), hi = parse_size(item.substr(dots + 2));
+    if (lo > hi) throw parse_error("size range " + quoted(item) + " runs backwards");
+    const std::size_t before = sizes.size();
+    for (std::int64_t p = 1; p <= hi; p *= 2) {
+      if (p >= lo) sizes.push_back(p);
+      if (p == size_limit) break;
+    }
+    if (sizes.size() == before) throw parse_error("size range " + quoted(item) + " holds no power of two");
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+std::vector<int> parse_steps(std::string_view list) {
+  std::vector<int> steps;
+  for (const auto item : split_list(list)) {
+    const auto dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      steps.push_back(parse_step(item));
+      continue;
+    }
+    const int a = parse_step(item.substr(0, dash)), b = parse_step(item.substr(dash + 1));
+    if (a > b) throw parse_error("step range " + quoted(item) + " runs backwards");
+    for (int s = a; s <= b; ++s) steps.push_back(s);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
+}
+
+std::vector<std::int64_t> default_sizes() {
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t side : {1000, 2000, 4000, 6000, 11000}) sizes.push_back(side * side);
+  for (int e = 10; e <= 30; ++e) sizes.push_back(std::int64_t(1) << e);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+options parse_options(int argc, const char* const* argv) {
+  options opt;
+  std::optional<std::string> impl_list_arg;
+  std::optional<std::vector<int>> steps_arg;
+  std::optional<std::vector<std::int64_t>> sizes_arg;
+  bool block_given = false;
+  std::vector<std::string_view> positional;
+  bool only_positional = false;
+
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (only_positional || arg.empty() || arg.front() != '-' || arg == "-") {
+      positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positional = true;
+      continue;
+    }
+    if (arg == "-h") {
+      opt.help = true;
+      continue;
+    }
+    if (!arg.starts_with("--")) throw parse_error("unknown option " + quoted(arg) + " (see --help)");
+    const auto eq = arg.find('=');
+    const std::string_view name = arg.substr(2, eq == std::string_view::npos ? std::string_view::npos : eq - 2);
+    const std::string option = "--" + std::string(name);
+    if (is_flag(name)) {
+      if (eq != std::string_view::npos) throw parse_error("option " + quoted(option) + " takes no value");
+      (name == "list" ? opt.list : opt.help) = true;
+      continue;
+    }
+    if (!takes_value(name)) throw parse_error("unknown option " + quoted(option) + " (see --help)");
+    std::string_view value;
+    if (eq != std::string_view::npos) {
+      value = arg.substr(eq + 1);
+    } else {
+      if (i + 1 >= argc) throw parse_error("option " + quoted(option) + " needs a value");
+      value = argv[++i];
+    }
+    if (value.empty()) throw parse_error("option " + quoted(option) + " needs a value");
+
+    if (name == "impl") {
+      std::vector<std::string_view> known(impl_list.begin(), impl_list.end());
+      known.push_back("ladder");
+      parse_names(value, known, "implementation");  // validates now; expanded after --steps is known
+      impl_list_arg = std::string(value);
+    } else if (name == "steps") {
+      steps_arg = parse_steps(value);
+    } else if (name == "block") {
+      opt.block = parse_block(value);
+      block_given = true;
+    } else if (name == "sizes") {
+      sizes_arg = parse_sizes(value);
+    } else if (name == "types") {
+      opt.types = parse_names(value, type_list, "type");
+    } else if (name == "ops") {
+      opt.ops = parse_names(value, op_list, "op");
+    } else if (name == "mode") {
+      if (value == "cold" || value == "hot" || value == "both") {
+        opt.cold = value != "hot";
+        opt.hot = value != "cold";
+      } else {
+        throw parse_error("unknown mode " + quoted(value) + " (cold, hot or both)");
+      }
+    } else if (name == "samples") {
+      opt.samples = parse_count(value, option, 1);
+    } else if (name == "device") {
+      opt.device = parse_count(value, option, 0);
+    } else if (name == "format") {
+      opt.fmt = parse_format(value);
+    } else if (name == "out") {
+      opt.out = std::string(value);
+    } else if (name == "seed") {
+      opt.seed = parse_seed(value);
+      opt.seed_given = true;
+    }
+  }
+
+  // The seeds' positional form: N [STEP [THREADS]].
+  std::optional<int> positional_step;
+  if (positional.size() > 3)
+    throw parse_error("unexpected argument " + quoted(positional[3]) + " (the positional form is N [STEP [THREADS]])");
+  if (!positional.empty()) {
+    opt.seed_positional = true;
+    if (sizes_arg) throw parse_error("size " + quoted(positional[0]) + " given both as an argument and with --sizes");
+    sizes_arg = std::vector<std::int64_t>{parse_size(positional[0])};
+    if (positional.size() >= 2) {
+      if (impl_list_arg || steps_arg)
+        throw parse_error("step " + quoted(positional[1]) + " given both as an argument and with --impl or --steps");
+      positional_step = parse_step(positional[1]);
+    }
+    if (positional.size() >= 3) {
+      if (block_given)
+        throw parse_error("block size " + quoted(positional[2]) + " given both as an argument and with --block");
+      opt.block = parse_block(positional[2]);
+    }
+    if (!impl_list_arg && !steps_arg) {
+      // The seeds compared one kernel (step 1 unless given) with Thrust and the CPU; CUB is the reference.
+      impl_list_arg = "step" + std::to_string(positional_step.value_or(1)) + ",cub,thrust,cpu";
+    }
+  }
+  opt.sizes = sizes_arg ? *sizes_arg : default_sizes();
+  if (opt.types.empty()) opt.types = {"float", "int32"};
+  if (opt.ops.empty()) opt.ops = {"sum"};
+
+  // Implementations: groups expand to the ladder steps of --steps (all ten without it); steps
+  // named one by one are always kept; --steps alone selects its steps beside every peer.
+  std::vector<bool> chosen(impl_list.size(), false);
+  bool ladder_group = false;
+  const std::string impl_text = impl_list_arg.value_or("all");
+  for (const auto item : split_list(impl_text)) {
+    if (item == "all" || item == "ladder") {
+      ladder_group = true;
+      if (item == "all")
+        for (std::size_t i = step_count; i < impl_list.size(); ++i) chosen[i] = true;
+      continue;
+    }
+    chosen[std::size_t(std::find(impl_list.begin(), impl_list.end(), item) - impl_list.begin())] = true;
+  }
+  if (steps_arg) {
+    for (int s : *steps_arg) chosen[std::size_t(s - 1)] = true;
+  } else if (ladder_group) {
+    for (int s = 1; s <= step_count; ++s) chosen[std::size_t(s - 1)] = true;
+  }
+  for (std::size_t i = 0; i < impl_list.size(); ++i)
+    if (chosen[i]) {
+      opt.impls.emplace_back(impl_list[i]);
+      if (i < std::size_t(step_count)) opt.steps.push_back(int(i) + 1);
+    }
+  return opt;
+}
+
+std::string usage() {
+  return R"(usage: cured-bench [options]
+       cured-bench N [STEP [THREADS]]     the seeds' form: size N, ladder step STEP (default 1)
+                                          and THREADS per block, beside cub, thrust and cpu
+
+Times every selected reduction over every size, type and op, cold (L2 flushed) and hot,
+checks each result against an exact reference, and reports time, GB/s, % of the device's
+measured read ceiling and of its theoretical peak, and speedups over step1 and CUB.
+
+options (--opt VALUE or --opt=VALUE; lists are comma-separated):
+  --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, thrust, cpu, cpu-mt,
+                   or the groups ladder (every step of --steps) and all   [all]
+  --steps LIST     ladder steps to run, e.g. 1,3,5-7: added to --impl's list, and
+                   what the groups ladder and all stand for               [1-10]
+  --block N        threads per block for the ladder: 32, 64, ..., 1024    [256]
+  --sizes LIST     element counts: 1048576, 2^20, 1e6, 1M (10^6), 1Mi (2^20),
+                   4000x4000, and ranges 2^10..2^20 (every power of two between)
+                   [1000x1000 .. 11000x11000 and 2^10 .. 2^30]
+  --types LIST     float double int32 uint32 half, or all                 [float,int32]
+  --ops LIST       sum min max argmin argmax, or all                      [sum]
+  --mode MODE      cold, hot or both                                      [both]
+  --samples N      timed samples per measurement (default: automatic)
+  --device N       CUDA device                                            [0]
+  --format FMT     table, csv, json or md                                 [table]
+  --out FILE       write the report to FILE instead of stdout
+  --seed N         seed of the random inputs, for reproducible runs       [fresh]
+  --list           list the implementations, types and ops, then exit
+  -h, --help       show this text, then exit
+
+exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong,
+2 for bad arguments.
+)";
+}
+
+}  // namespace cured::bench

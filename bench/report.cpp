@@ -1,0 +1,297 @@
+#include "bench/report.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+namespace cured::bench {
+
+namespace {
+
+bool measured(double v) { return std::isfinite(v); }
+
+/// Shortest text that reads back to v; whole numbers without an exponent. Requires finite v.
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(std::int64_t(v));
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("0");
+}
+
+/// v with `decimals` digits after the point; "-" when not measured.
+std::string fixed(double v, int decimals) {
+  if (!measured(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string block_text(int block) { return block > 0 ? std::to_string(block) : "-"; }
+
+/// One line of text: newlines and tabs become spaces (table and markdown cells).
+std::string one_line(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return out;
+}
+
+// ---- table ------------------------------------------------------------------------------
+
+struct column {
+  std::string_view title;
+  bool left;  ///< text columns align left, numbers right
+};
+
+constexpr column table_columns[] = {{"impl", true},    {"type", true},   {"op", true},      {"n", false},
+                                    {"block", false},  {"cold ms", false}, {"hot ms", false}, {"GB/s", false},
+                                    {"%ceil", false},  {"%peak", false},  {"x step1", false}, {"x cub", false},
+                                    {"check", true}};
+constexpr std::size_t column_count = std::size(table_columns);
+
+std::vector<std::string> display_cells(const row& r) {
+  return {one_line(r.impl),       one_line(r.type),        one_line(r.op),
+          std::to_string(r.n),    block_text(r.block),     fixed(r.cold_ms, 4),
+          fixed(r.hot_ms, 4),     fixed(r.gbps, 1),        fixed(r.pct_ceiling, 1),
+          fixed(r.pct_peak, 1),   fixed(r.vs_step1, 2),    fixed(r.vs_cub, 2),
+          one_line(r.check)};
+}
+
+void write_table(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
+  os << "cured-bench on " << (info.device.empty() ? "an unknown device" : one_line(info.device));
+  if (info.sm_count > 0) os << " (" << info.sm_count << " SMs, " << fixed(info.l2_mb, 1) << " MiB L2)";
+  os << "\nread ceiling " << fixed(info.ceiling_gbps, 1) << " GB/s measured, peak " << fixed(info.peak_gbps, 1)
+     << " GB/s theoretical; samples " << (info.samples > 0 ? std::to_string(info.samples) : "auto") << "\n";
+  if (!info.command.empty()) os << "command: " << one_line(info.command) << "\n";
+  if (!info.date.empty()) os << "date: " << one_line(info.date) << "\n";
+  os << "\n";
+
+  std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
+  for (const auto& r : rows) cells.push_back(display_cells(r));
+  std::size_t width[column_count];
+  for (std::size_t c = 0; c < column_count; ++c) {
+    width[c] = table_columns[c].title.size();
+    for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
+  }
+  auto put = [&](std::size_t c, std::string_view text) {
+    const std::string pad(width[c] - text.size(), ' ');
+    if (c > 0) os << "  ";
+    if (c + 1 == column_count) {
+      os << text;  // last column: no trailing spaces
+    } else if (table_columns[c].left) {
+      os << text << pad;
+    } else {
+      os << pad << text;
+    }
+  };
+  for (std::size_t c = 0; c < column_count; ++c) put(c, table_columns[c].title);
+  os << "\n";
+  for (std::size_t c = 0; c < column_count; ++c) put(c, std::string(width[c], '-'));
+  os << "\n";
+  for (const auto& line : cells) {
+    for (std::size_t c = 0; c < column_count; ++c) put(c, line[c]);
+    os << "\n";
+  }
+  if (rows.empty()) os << "(no rows)\n";
+}
+
+// ---- markdown ---------------------------------------------------------------------------
+
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (char c : one_line(s)) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// `s` as inline code, fenced with more backticks than it holds in a row.
+std::string md_code(std::string_view s) {
+  std::size_t run = 0, longest = 0;
+  for (char c : s) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+  const std::string fence(longest + 1, '`');
+  return fence + " " + one_line(s) + " " + fence;
+}
+
+void write_md(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
+  os << "Device: " << (info.device.empty() ? "unknown" : one_line(info.device)) << "; read ceiling "
+     << fixed(info.ceiling_gbps, 1) << " GB/s, peak " << fixed(info.peak_gbps, 1) << " GB/s; command: "
+     << (info.command.empty() ? "unknown" : md_code(info.command)) << "\n\n|";
+  for (const auto& c : table_columns) os << " " << c.title << " |";
+  os << "\n|";
+  for (const auto& c : table_columns) os << (c.left ? " --- |" : " ---: |");
+  os << "\n";
+  for (const auto& r : rows) {
+    os << "|";
+    for (const auto& cell : display_cells(r)) os << " " << md_cell(cell) << " |";
+    os << "\n";
+  }
+}
+
+// ---- csv --------------------------------------------------------------------------------
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_number(double v) { return measured(v) ? number_text(v) : std::string(); }
+
+void write_csv(std::ostream& os, const std::vector<row>& rows) {
+  os << "impl,type,op,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check\n";
+  for (const auto& r : rows) {
+    os << csv_field(r.impl) << ',' << csv_field(r.type) << ',' << csv_field(r.op) << ',' << r.n << ','
+       << (r.block > 0 ? std::to_string(r.block) : std::string()) << ',' << csv_number(r.cold_ms) << ','
+       << csv_number(r.hot_ms) << ',' << csv_number(r.bytes) << ',' << csv_number(r.gbps) << ','
+       << csv_number(r.pct_ceiling) << ',' << csv_number(r.pct_peak) << ',' << csv_number(r.vs_step1) << ','
+       << csv_number(r.vs_cub) << ',' << csv_field(r.check) << "\n";
+  }
+}
+
+// ---- json -------------------------------------------------------------------------------
+
+/// Length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned lead = b(i);
+  std::size_t len;
+  unsigned lo = 0x80, hi = 0xBF;  // range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    len = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    len = 3;
+    if (lead == 0xE0) lo = 0xA0;  // overlong
+    if (lead == 0xED) hi = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    len = 4;
+    if (lead == 0xF0) lo = 0x90;  // overlong
+    if (lead == 0xF4) hi = 0x8F;  // beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + len > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return len;
+}
+
+/// A JSON string literal; bytes that are not UTF-8 become U+FFFD.
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const std::size_t len = utf8_length(s, i);
+      if (len == 0) {
+        out += "\\ufffd";
+        ++i;
+      } else {
+        out.append(s.substr(i, len));
+        i += len;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += char(c);
+        }
+    }
+    ++i;
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) { return measured(v) ? number_text(v) : std::string("null"); }
+
+void write_json(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
+  os << "{\n  \"run\": {\"device\": " << json_string(info.device) << ", \"sm_count\": " << info.sm_count
+     << ", \"l2_mb\": " << json_number(info.l2_mb) << ", \"peak_gbps\": " << json_number(info.peak_gbps)
+     << ", \"ceiling_gbps\": " << json_number(info.ceiling_gbps) << ", \"command\": " << json_string(info.command)
+     << ", \"date\": " << json_string(info.date) << ", \"samples\": " << info.samples << "},\n  \"rows\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const row& r = rows[i];
+    os << (i == 0 ? "\n" : ",\n") << "    {\"impl\": " << json_string(r.impl) << ", \"type\": " << json_string(r.type)
+       << ", \"op\": " << json_string(r.op) << ", \"n\": " << r.n
+       << ", \"block\": " << (r.block > 0 ? std::to_string(r.block) : std::string("null"))
+       << ", \"cold_ms\": " << json_number(r.cold_ms) << ", \"hot_ms\": " << json_number(r.hot_ms)
+       << ", \"bytes\": " << json_number(r.bytes) << ", \"gbps\": " << json_number(r.gbps)
+       << ", \"pct_ceiling\": " << json_number(r.pct_ceiling) << ", \"pct_peak\": " << json_number(r.pct_peak)
+       << ", \"vs_step1\": " << json_number(r.vs_step1) << ", \"vs_cub\": " << json_number(r.vs_cub)
+       << ", \"check\": " << json_string(r.check) << "}";
+  }
+  os << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+/// time_ref / time_this: cold when both have a cold time, else hot; NaN otherwise.
+double speedup(const row& ref, const row& r) {
+  if (measured(ref.cold_ms) && measured(r.cold_ms) && r.cold_ms > 0) return ref.cold_ms / r.cold_ms;
+  if (measured(ref.hot_ms) && measured(r.hot_ms) && r.hot_ms > 0) return ref.hot_ms / r.hot_ms;
+  return not_measured;
+}
+
+double percent(double part, double whole) {
+  return measured(part) && measured(whole) && whole > 0 ? 100.0 * part / whole : not_measured;
+}
+
+}  // namespace
+
+void fill_derived(std::vector<row>& rows, const run_info& info) {
+  using key = std::tuple<std::string, std::string, std::int64_t>;
+  std::map<key, const row*> step1, cub;
+  for (const auto& r : rows) {
+    if (r.impl == "step1") step1.try_emplace(key{r.type, r.op, r.n}, &r);
+    if (r.impl == "cub") cub.try_emplace(key{r.type, r.op, r.n}, &r);
+  }
+  // Pointers into rows stay valid: only the derived fields change below, never the size.
+  auto ratio = [](const std::map<key, const row*>& refs, const row& r) {
+    const auto it = refs.find(key{r.type, r.op, r.n});
+    return it == refs.end() ? not_measured : speedup(*it->second, r);
+  };
+  for (auto& r : rows) {
+    const double ms = measured(r.cold_ms) ? r.cold_ms : r.hot_ms;
+    r.gbps = measured(ms) && ms > 0 ? r.bytes / (ms * 1e6) : not_measured;
+    r.pct_ceiling = percent(r.gbps, info.ceiling_gbps);
+    r.pct_peak = percent(r.gbps, info.peak_gbps);
+    r.vs_step1 = ratio(step1, r);
+    r.vs_cub = ratio(cub, r);
+  }
+}
+
+void write_report(std::ostream& os, options::format fmt, const run_info& info, const std::vector<row>& rows) {
+  switch (fmt) {
+    case options::format::table: write_table(os, info, rows); break;
+    case options::format::csv: write_csv(os, rows); break;
+    case options::format::json: write_json(os, info, rows); break;
+    case options::format::md: write_md(os, info, rows); break;
+  }
+}
+
+int exit_status(const std::vector<row>& rows) {
+  for (const auto& r : rows)
+    if (r.check != "ok" && !r.check.starts_with("skipped")) return 1;
+  return 0;
+}
+
+}  // namespace cured::bench

@@ -1,0 +1,66 @@
+#pragma once
+// cured-bench's results and the report writers (table, CSV, JSON, markdown). Plain C++, no CUDA.
+//
+//   std::vector<cured::bench::row> rows = ...;     // impl, type, op, n, times, bytes, check
+//   cured::bench::fill_derived(rows, info);        // GB/s, % of ceiling and peak, speedups
+//   cured::bench::write_report(std::cout, opt.fmt, info, rows);
+//   return cured::bench::exit_status(rows);
+//
+// NaN means "not measured" or "not applicable" everywhere: `-` in the table and markdown, an
+// empty field in CSV, null in JSON. So does block 0.
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "bench/options.hpp"
+
+namespace cured::bench {
+
+inline constexpr double not_measured = std::numeric_limits<double>::quiet_NaN();
+
+/// One implementation x type x op x size.
+struct row {
+  std::string impl, type, op;
+  std::int64_t n = 0;
+  int block = 0;                        ///< threads per block; 0 = not applicable
+  double cold_ms = not_measured;        ///< median time, L2 flushed before each sample
+  double hot_ms = not_measured;         ///< time with the input left in L2
+  double bytes = 0;                     ///< bytes of input read
+  double gbps = not_measured;           ///< bytes / cold time (hot when cold is not measured), 1 GB/s = 1e9 B/s
+  double pct_ceiling = not_measured;    ///< gbps as % of the run's measured streaming-read ceiling
+  double pct_peak = not_measured;       ///< gbps as % of the device's theoretical peak
+  double vs_step1 = not_measured;       ///< time of step1 / this time, same type, op and n
+  double vs_cub = not_measured;         ///< time of cub / this time, same type, op and n
+  std::string check;                    ///< "ok", the error ("got 3 want 4"), or "skipped: reason"
+};
+
+/// What the whole run shares.
+struct run_info {
+  std::string device;
+  int sm_count = 0;
+  double l2_mb = 0;
+  double peak_gbps = not_measured;      ///< theoretical, from the device attributes
+  double ceiling_gbps = not_measured;   ///< measured streaming-read bandwidth in this run
+  std::string command;
+  std::string date;
+  int samples = 0;                      ///< 0 = automatic
+};
+
+/// Computes gbps, pct_ceiling, pct_peak, vs_step1 and vs_cub of every row from its times and
+/// bytes (overwriting them). Ratios compare cold times when both rows have one, else hot
+/// times; NaN where the reference row or a time is missing.
+void fill_derived(std::vector<row>& rows, const run_info& info);
+
+/// Writes the report. table: aligned columns under a header naming the device and ceiling;
+/// csv: a header line and one line per row, nothing else (RFC 4180 quoting); json:
+/// {"run": {...}, "rows": [{...}, ...]}; md: a line naming the device and command, then a
+/// GitHub table.
+void write_report(std::ostream& os, options::format fmt, const run_info& info, const std::vector<row>& rows);
+
+/// 0 when every check is "ok" or starts with "skipped", else 1.
+int exit_status(const std::vector<row>& rows);
+
+}  // namespace cured::bench

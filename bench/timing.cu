@@ -1,0 +1,117 @@
+#include "bench/timing.cuh"
+
+#include <cstdint>
+
+namespace cured::bench {
+
+device_info query_device(int ordinal) {
+  device_info d;
+  d.ordinal = ordinal;
+  cudaDeviceProp prop{};
+  CURED_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  d.name = prop.name;
+  d.sm_count = prop.multiProcessorCount;
+  d.l2_bytes = std::size_t(prop.l2CacheSize);
+  d.global_bytes = prop.totalGlobalMem;
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, ordinal) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal) == cudaSuccess && clock_khz > 0)
+    d.peak_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // double data rate
+  (void)cudaGetLastError();
+  return d;
+}
+
+l2_flusher::l2_flusher(const device_info& dev) : bytes_(std::max<std::size_t>(2 * dev.l2_bytes, 1 << 20)) {
+  CURED_CHECK(cudaMalloc(&buffer_, bytes_));
+}
+
+l2_flusher::~l2_flusher() {
+  if (buffer_) (void)cudaFree(buffer_);
+}
+
+void l2_flusher::flush(cudaStream_t stream) {
+  value_ ^= 0x5a;  // different bytes each time: nothing can skip the write
+  CURED_CHECK(cudaMemsetAsync(buffer_, value_, bytes_, stream));
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+event_pair::event_pair() {
+  CURED_CHECK(cudaEventCreate(&start_));
+  CURED_CHECK(cudaEventCreate(&stop_));
+}
+
+event_pair::~event_pair() {
+  (void)cudaEventDestroy(start_);
+  (void)cudaEventDestroy(stop_);
+}
+
+double event_pair::elapsed_ms() {
+  CURED_CHECK(cudaEventSynchronize(stop_));
+  float ms = 0;
+  CURED_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  return ms;
+}
+
+namespace {
+
+// Reads every 16-byte word once and keeps the XOR of them so the loads cannot be removed.
+__global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t words, unsigned* sink) {
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint4 acc = {0, 0, 0, 0};
+  for (; i + 3 * threads < words; i += 4 * threads) {
+    uint4 r[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) r[u] = in[i + u * threads];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      acc.x ^= r[u].x;
+      acc.y ^= r[u].y;
+      acc.z ^= r[u].z;
+      acc.w ^= r[u].w;
+    }
+  }
+  for (; i < words; i += threads) {
+    const uint4 r = in[i];
+    acc.x ^= r.x;
+    acc.y ^= r.y;
+    acc.z ^= r.z;
+    acc.w ^= r.w;
+  }
+  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u) *sink = 1;  // almost never true
+}
+
+}  // namespace
+
+double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStream_t stream, int samples) {
+  const std::size_t bytes = std::max<std::size_t>(std::size_t(1) << 30, 8 * dev.l2_bytes);
+  void* buf = nullptr;
+  unsigned* sink = nullptr;
+  CURED_CHECK(cudaMalloc(&buf, bytes));
+  CURED_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  CURED_CHECK(cudaMemsetAsync(buf, 0x3c, bytes, stream));
+  int blocks_per_sm = 0;
+  CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 256, 0));
+  const unsigned grid = unsigned(blocks_per_sm * dev.sm_count);
+  const std::int64_t words = std::int64_t(bytes / 16);
+  timing_plan plan;
+  plan.hot = false;
+  plan.samples = samples;
+  const timing t = time_async(
+      [&](cudaStream_t s) {
+        read_kernel<<<grid, 256, 0, s>>>(static_cast<const uint4*>(buf), words, sink);
+        CURED_CHECK_LAUNCH();
+      },
+      plan, flusher, stream);
+  CURED_CHECK(cudaFree(buf));
+  CURED_CHECK(cudaFree(sink));
+  return double(bytes) / (t.cold_ms * 1e-3) / 1e9;
+}
+
+}  // namespace cured::bench

@@ -1,0 +1,239 @@
+#pragma once
+// Device-wide reductions: one kernel launch for any n.
+//
+//   float s  = cured::sum(d_x, n);                      // blocking: the result on the host
+//   double d = cured::sum<double>(d_x, n);              // explicit accumulator type
+//   auto  am = cured::argmax(d_x, n);                   // {index, value}; first index on ties
+//   cured::workspace ws;
+//   cured::sum_async(d_x, n, d_out, ws, stream);        // no sync, no allocation, graph-capturable
+//   cured::transform_reduce_async(d_x, n, d_out, square{}, cured::plus{}, 0.0, ws, stream);
+//
+// Inputs are device (or managed) arrays of any alignment and 64-bit length. Sums accumulate
+// in cured::accumulator_t<T> unless told otherwise; min/max propagate NaN; argmin/argmax
+// return the first index of the extreme value, the first NaN's index when there is one, and
+// index -1 for an empty input; the empty sum, min and max are the operator's identity
+// (0, +inf / largest, -inf / lowest). Results are bit-identical run to run for the same input,
+// n, pointer alignment and device. Bad arguments and failed launches throw cured::error.
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cured/accumulate.cuh"
+#include "cured/device/single_pass.cuh"
+#include "cured/error.cuh"
+#include "cured/ops.cuh"
+#include "cured/workspace.cuh"
+
+namespace cured {
+
+namespace detail {
+
+/// Converts each element to the accumulator, through an optional transform.
+template <class Acc, class Transform>
+struct transform_load {
+  Transform transform;
+  template <class T>
+  __device__ __forceinline__ Acc operator()(std::int64_t, const T& x) const {
+    return Acc(transform(x));
+  }
+};
+
+struct identity_transform {
+  template <class T>
+  __host__ __device__ __forceinline__ const T& operator()(const T& x) const {
+    return x;
+  }
+};
+
+/// Pairs each element with its index, for the arg reductions.
+template <class T>
+struct index_load {
+  __device__ __forceinline__ key_value<T> operator()(std::int64_t i, const T& x) const { return {i, x}; }
+};
+
+struct no_finish {
+  template <class Acc>
+  __device__ __forceinline__ const Acc& operator()(const Acc& a) const {
+    return a;
+  }
+};
+
+/// The identity's index never reaches the caller: an empty input reports -1.
+struct arg_finish {
+  template <class T>
+  __device__ __forceinline__ key_value<T> operator()(key_value<T> a) const {
+    if (a.index == no_index) a.index = -1;
+    return a;
+  }
+};
+
+inline bool is_device_accessible(const void* p, int device, std::string& why) {
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, p);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    why = std::string("cannot query the pointer: ") + cudaGetErrorString(e);
+    return false;
+  }
+  if (attr.type == cudaMemoryTypeUnregistered || attr.type == cudaMemoryTypeHost) {
+    why = "is host memory, not device memory";
+    return false;
+  }
+  if (attr.type == cudaMemoryTypeDevice && attr.device != device) {
+    why = "is memory of device " + std::to_string(attr.device) + ", not of device " + std::to_string(device);
+    return false;
+  }
+  return true;
+}
+
+inline void check_pointer(const void* p, const char* what, int device) {
+  if (p == nullptr) throw_invalid(std::string(what) + " is a null pointer");
+  std::string why;
+  if (!is_device_accessible(p, device, why)) throw_invalid(std::string(what) + " " + why);
+}
+
+/// The one launcher behind every reduction.
+template <class Acc, class In, class Load, class Op, class Finish>
+void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish finish, Acc init, workspace& ws,
+            cudaStream_t stream) {
+  static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
+  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
+  using policy = device::policy;
+  if (n < 0) throw_invalid("negative element count " + std::to_string(n));
+  workspace::use use(ws, stream);
+  if (n > 0) check_pointer(in, "the input", ws.device());
+  check_pointer(out, "the output", ws.device());
+  const Acc identity = identity_of<Op, Acc>(op);
+  const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
+  device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(
+      in, n, load, op, finish, identity, init, out, static_cast<Acc*>(ws.partials()), ws.ticket());
+  CURED_CHECK_LAUNCH();
+  use.enqueued();
+}
+
+/// The calling thread's workspace for the blocking forms: one per device, made on first use.
+inline workspace& thread_workspace() {
+  thread_local std::vector<std::unique_ptr<workspace>> per_device;
+  const int device = workspace::current_device();
+  if (per_device.size() <= std::size_t(device)) per_device.resize(device + 1);
+  if (!per_device[device]) per_device[device] = std::make_unique<workspace>(device);
+  return *per_device[device];
+}
+
+/// Runs an _async form into the thread's workspace and returns the result on the host.
+template <class Acc, class Enqueue>
+Acc blocking(cudaStream_t stream, Enqueue enqueue) {
+  workspace& ws = thread_workspace();
+  Acc* d_result = static_cast<Acc*>(ws.result());
+  enqueue(d_result, ws);
+  CURED_CHECK(cudaMemcpyAsync(ws.host_result(), d_result, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+  CURED_CHECK(cudaStreamSynchronize(stream));
+  Acc r;
+  std::memcpy(&r, ws.host_result(), sizeof(Acc));
+  return r;
+}
+
+template <class Explicit, class T>
+using sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<T>, Explicit>;
+
+}  // namespace detail
+
+// ---- asynchronous: result written to device memory, nothing waited for ---------------------
+
+/// d_out[0] = init op transform(d_in[0]) op ... op transform(d_in[n-1]).
+template <class T, class Init, class Transform, class Op>
+void transform_reduce_async(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init,
+                            workspace& ws, cudaStream_t stream = nullptr) {
+  detail::launch<Init>(d_in, n, d_out, detail::transform_load<Init, Transform>{transform}, op, detail::no_finish{},
+                       init, ws, stream);
+}
+
+/// d_out[0] = init op d_in[0] op ... op d_in[n-1], accumulated in Init.
+template <class T, class Init, class Op>
+void reduce_async(const T* d_in, std::int64_t n, Init* d_out, Op op, Init init, workspace& ws,
+                  cudaStream_t stream = nullptr) {
+  transform_reduce_async(d_in, n, d_out, detail::identity_transform{}, op, init, ws, stream);
+}
+
+/// Sum in Acc (default cured::accumulator_t<T>).
+template <class Acc = void, class T>
+void sum_async(const T* d_in, std::int64_t n, detail::sum_type<Acc, T>* d_out, workspace& ws,
+               cudaStream_t stream = nullptr) {
+  using acc = detail::sum_type<Acc, T>;
+  reduce_async(d_in, n, d_out, plus{}, acc(0), ws, stream);
+}
+
+template <class T>
+void min_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStream_t stream = nullptr) {
+  reduce_async(d_in, n, d_out, minimum{}, minimum::identity<T>(), ws, stream);
+}
+
+template <class T>
+void max_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStream_t stream = nullptr) {
+  reduce_async(d_in, n, d_out, maximum{}, maximum::identity<T>(), ws, stream);
+}
+
+template <class T>
+void argmin_async(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& ws, cudaStream_t stream = nullptr) {
+  using kv = key_value<T>;
+  detail::launch<kv>(d_in, n, d_out, detail::index_load<T>{}, arg_minimum{}, detail::arg_finish{},
+                     arg_minimum::identity<kv>(), ws, stream);
+}
+
+template <class T>
+void argmax_async(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& ws, cudaStream_t stream = nullptr) {
+  using kv = key_value<T>;
+  detail::launch<kv>(d_in, n, d_out, detail::index_load<T>{}, arg_maximum{}, detail::arg_finish{},
+                     arg_maximum::identity<kv>(), ws, stream);
+}
+
+// ---- blocking: the result returned on the host ---------------------------------------------
+
+template <class T, class Init, class Transform, class Op>
+Init transform_reduce(const T* d_in, std::int64_t n, Transform transform, Op op, Init init,
+                      cudaStream_t stream = nullptr) {
+  return detail::blocking<Init>(stream, [&](Init* d_out, workspace& ws) {
+    transform_reduce_async(d_in, n, d_out, transform, op, init, ws, stream);
+  });
+}
+
+template <class T, class Init, class Op>
+Init reduce(const T* d_in, std::int64_t n, Op op, Init init, cudaStream_t stream = nullptr) {
+  return detail::blocking<Init>(stream, [&](Init* d_out, workspace& ws) { reduce_async(d_in, n, d_out, op, init, ws, stream); });
+}
+
+template <class Acc = void, class T>
+detail::sum_type<Acc, T> sum(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
+  using acc = detail::sum_type<Acc, T>;
+  return detail::blocking<acc>(stream, [&](acc* d_out, workspace& ws) { sum_async<acc>(d_in, n, d_out, ws, stream); });
+}
+
+template <class T>
+T min(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
+  return detail::blocking<T>(stream, [&](T* d_out, workspace& ws) { min_async(d_in, n, d_out, ws, stream); });
+}
+
+template <class T>
+T max(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
+  return detail::blocking<T>(stream, [&](T* d_out, workspace& ws) { max_async(d_in, n, d_out, ws, stream); });
+}
+
+template <class T>
+key_value<T> argmin(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
+  return detail::blocking<key_value<T>>(stream,
+                                        [&](key_value<T>* d_out, workspace& ws) { argmin_async(d_in, n, d_out, ws, stream); });
+}
+
+template <class T>
+key_value<T> argmax(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
+  return detail::blocking<key_value<T>>(stream,
+                                        [&](key_value<T>* d_out, workspace& ws) { argmax_async(d_in, n, d_out, ws, stream); });
+}
+
+}  // namespace cured

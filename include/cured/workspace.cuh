@@ -1,0 +1,128 @@
+#pragma once
+// Reusable device scratch for the asynchronous reductions.
+//
+//   cured::workspace ws;                              // on the current device
+//   cured::sum_async(d_x, n, d_out, ws, stream);      // any n, no allocation, graph-capturable
+//
+// One workspace serves any n on its device. Use it from one stream at a time: switching to
+// another stream while work queued on the previous one has not finished, or calling from two
+// host threads at once, throws cured::error instead of racing (checks are skipped while the
+// stream is being captured into a graph; a graph's replays must not overlap each other).
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "cured/error.cuh"
+
+namespace cured {
+
+class workspace {
+public:
+  /// Largest accumulator (in bytes) a reduction may use with this workspace.
+  static constexpr std::size_t max_accumulator_bytes = 64;
+  /// Most blocks a launch uses; one partial each.
+  static constexpr int max_blocks_per_sm = 32;
+
+  explicit workspace(int device = current_device()) : device_(device) {
+    int sms = 0;
+    CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+    sm_count_ = sms;
+    partial_bytes_ = std::size_t(sms) * max_blocks_per_sm * max_accumulator_bytes;
+    int previous = 0;
+    CURED_CHECK(cudaGetDevice(&previous));
+    if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
+    try {
+      CURED_CHECK(cudaMalloc(&base_, header_bytes + 2 * max_accumulator_bytes + partial_bytes_));
+      CURED_CHECK(cudaMemset(base_, 0, header_bytes));
+      CURED_CHECK(cudaMallocHost(&host_result_, max_accumulator_bytes));
+      CURED_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+    } catch (...) {
+      release();
+      if (previous != device_) (void)cudaSetDevice(previous);
+      throw;
+    }
+    if (previous != device_) CURED_CHECK(cudaSetDevice(previous));
+  }
+  workspace(const workspace&) = delete;
+  workspace& operator=(const workspace&) = delete;
+  ~workspace() { release(); }
+
+  int device() const { return device_; }
+  int sm_count() const { return sm_count_; }
+
+  // --- used by the reductions ---------------------------------------------------------
+  unsigned int* ticket() const { return static_cast<unsigned int*>(base_); }
+  void* result() const { return static_cast<char*>(base_) + header_bytes; }
+  void* partials() const { return static_cast<char*>(base_) + header_bytes + 2 * max_accumulator_bytes; }
+  std::size_t partial_bytes() const { return partial_bytes_; }
+  void* host_result() const { return host_result_; }
+
+  /// Held for the duration of one call: checks the device and that the previous use (on
+  /// another stream) is finished; on release, marks the stream's work as this workspace's.
+  class use {
+  public:
+    use(workspace& ws, cudaStream_t stream) : ws_(ws), stream_(stream), lock_(ws.mutex_, std::try_to_lock) {
+      if (!lock_.owns_lock()) throw_invalid("workspace used from two host threads at once");
+      int dev = 0;
+      CURED_CHECK(cudaGetDevice(&dev));
+      if (dev != ws_.device_)
+        throw_invalid("workspace of device " + std::to_string(ws_.device_) + " used on device " + std::to_string(dev));
+      cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+      CURED_CHECK(cudaStreamIsCapturing(stream_, &capture));
+      capturing_ = capture != cudaStreamCaptureStatusNone;
+      if (!capturing_ && ws_.used_ && ws_.last_stream_ != stream_) {
+        const cudaError_t q = cudaEventQuery(ws_.done_);
+        if (q == cudaErrorNotReady)
+          throw_invalid("workspace used on a second stream while work on another stream still uses it");
+        if (q != cudaSuccess) CURED_CHECK(q);
+      }
+    }
+    /// Call after the work is enqueued.
+    void enqueued() {
+      if (capturing_) return;
+      CURED_CHECK(cudaEventRecord(ws_.done_, stream_));
+      ws_.last_stream_ = stream_;
+      ws_.used_ = true;
+    }
+    bool capturing() const { return capturing_; }
+
+  private:
+    workspace& ws_;
+    cudaStream_t stream_;
+    std::unique_lock<std::mutex> lock_;
+    bool capturing_ = false;
+  };
+
+  static int current_device() {
+    int d = 0;
+    CURED_CHECK(cudaGetDevice(&d));
+    return d;
+  }
+
+private:
+  static constexpr std::size_t header_bytes = 256;  // the ticket, padded to keep data aligned
+
+  void release() noexcept {
+    if (done_) (void)cudaEventDestroy(done_);
+    if (host_result_) (void)cudaFreeHost(host_result_);
+    if (base_) (void)cudaFree(base_);
+    done_ = nullptr;
+    host_result_ = nullptr;
+    base_ = nullptr;
+  }
+
+  int device_ = 0;
+  int sm_count_ = 0;
+  std::size_t partial_bytes_ = 0;
+  void* base_ = nullptr;
+  void* host_result_ = nullptr;
+  cudaEvent_t done_ = nullptr;
+  std::mutex mutex_;
+  cudaStream_t last_stream_ = nullptr;
+  bool used_ = false;
+};
+
+}  // namespace cured

@@ -1,0 +1,489 @@
+// cured-bench's command line: every size form, lists, ranges, options, the seeds' positional
+// form, defaults, canonical order and errors.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "bench/options.hpp"
+
+namespace cb = cured::bench;
+
+namespace {
+
+using strings = std::vector<std::string>;
+using sizes = std::vector<std::int64_t>;
+
+constexpr std::int64_t two_to(int e) { return std::int64_t(1) << e; }
+
+cb::options parse(std::initializer_list<const char*> args) {
+  std::vector<const char*> argv{"cured-bench"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return cb::parse_options(int(argv.size()), argv.data());
+}
+
+/// The parse_error message of parsing `args`, or "" when parsing succeeded.
+std::string error_of(std::initializer_list<const char*> args) {
+  try {
+    parse(args);
+  } catch (const cb::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string size_error(const std::string& text) {
+  try {
+    cb::parse_size(text);
+  } catch (const cb::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The error is one line, names `bad` and, when given, contains `part`.
+void expect_error(const std::string& message, const std::string& bad, const std::string& part = "") {
+  ASSERT_FALSE(message.empty()) << "no error for '" << bad << "'";
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_NE(message.find(bad), std::string::npos) << message << " (should name '" << bad << "')";
+  if (!part.empty()) {
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+  }
+}
+
+const strings all_impls = {"step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
+                           "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"};
+
+}  // namespace
+
+// ---- parse_size -------------------------------------------------------------------------
+
+TEST(ParseSize, PlainNumbers) {
+  EXPECT_EQ(cb::parse_size("0"), 0);
+  EXPECT_EQ(cb::parse_size("1"), 1);
+  EXPECT_EQ(cb::parse_size("1048576"), 1048576);
+  EXPECT_EQ(cb::parse_size("007"), 7);
+  EXPECT_EQ(cb::parse_size("4611686018427387904"), two_to(62));
+}
+
+TEST(ParseSize, Powers) {
+  EXPECT_EQ(cb::parse_size("2^20"), two_to(20));
+  EXPECT_EQ(cb::parse_size("2^0"), 1);
+  EXPECT_EQ(cb::parse_size("10^6"), 1000000);
+  EXPECT_EQ(cb::parse_size("0^5"), 0);
+  EXPECT_EQ(cb::parse_size("1^999999999"), 1);
+  EXPECT_EQ(cb::parse_size("2^62"), two_to(62));
+  EXPECT_EQ(cb::parse_size("4^31"), two_to(62));
+}
+
+TEST(ParseSize, Scientific) {
+  EXPECT_EQ(cb::parse_size("1e6"), 1000000);
+  EXPECT_EQ(cb::parse_size("1E6"), 1000000);
+  EXPECT_EQ(cb::parse_size("1e+6"), 1000000);
+  EXPECT_EQ(cb::parse_size("1e0"), 1);
+  EXPECT_EQ(cb::parse_size("1.5e6"), 1500000);
+  EXPECT_EQ(cb::parse_size("2.25e2"), 225);
+  EXPECT_EQ(cb::parse_size("0e99"), 0);
+  EXPECT_EQ(cb::parse_size("4e18"), 4000000000000000000);
+}
+
+TEST(ParseSize, Suffixes) {
+  EXPECT_EQ(cb::parse_size("1k"), 1000);
+  EXPECT_EQ(cb::parse_size("1K"), 1000);
+  EXPECT_EQ(cb::parse_size("16M"), 16000000);
+  EXPECT_EQ(cb::parse_size("2G"), 2000000000);
+  EXPECT_EQ(cb::parse_size("1T"), 1000000000000);
+  EXPECT_EQ(cb::parse_size("1Ki"), 1024);
+  EXPECT_EQ(cb::parse_size("1Mi"), two_to(20));
+  EXPECT_EQ(cb::parse_size("4Gi"), two_to(32));
+  EXPECT_EQ(cb::parse_size("1Ti"), two_to(40));
+  EXPECT_EQ(cb::parse_size("1.5Ki"), 1536);
+  EXPECT_EQ(cb::parse_size("2.5M"), 2500000);
+}
+
+TEST(ParseSize, Products) {
+  EXPECT_EQ(cb::parse_size("4000x4000"), 16000000);
+  EXPECT_EQ(cb::parse_size("11000x11000"), 121000000);
+  EXPECT_EQ(cb::parse_size("2^10x2^10"), two_to(20));
+  EXPECT_EQ(cb::parse_size("2x3x7"), 42);
+  EXPECT_EQ(cb::parse_size("1Kix1e3"), 1024000);
+  EXPECT_EQ(cb::parse_size("0x4000"), 0);
+  EXPECT_EQ(cb::parse_size("2^31x2^31"), two_to(62));
+}
+
+TEST(ParseSize, Junk) {
+  for (const char* bad : {"", "2^", "^2", "2^^3", "1e", "e6", "1e-3", "1e6.5", "4000x", "x4000", "4000xx4000",
+                          "12q", "q12", "1.", ".5", "1..2", "M", "1Mq", "1m", "1Mi2", " 5", "5 ", "+5", "1,000",
+                          "0x10x", "2^-1", "abc", "1_000"})
+    expect_error(size_error(bad), std::string("'") + bad + "'", "cannot parse size");
+}
+
+TEST(ParseSize, Negative) {
+  expect_error(size_error("-5"), "'-5'", "negative");
+  expect_error(size_error("-2^10"), "'-2^10'", "negative");
+  expect_error(size_error("-"), "'-'", "cannot parse");
+  expect_error(size_error("--5"), "'--5'", "cannot parse");
+  expect_error(size_error("-x"), "'-x'", "cannot parse");
+}
+
+TEST(ParseSize, NotWhole) {
+  expect_error(size_error("1.5e0"), "'1.5e0'", "whole");
+  expect_error(size_error("0.5"), "'0.5'", "whole");
+  expect_error(size_error("1.0001k"), "'1.0001k'", "whole");
+}
+
+TEST(ParseSize, Overflow) {
+  for (const char* big : {"2^63", "2^62x2", "4611686018427387905", "9223372036854775807", "9223372036854775808",
+                          "18446744073709551616", "2^1000", "2^99999999999999999999", "10^19", "5e18", "1e30",
+                          "99999999999999999999999999999999999999999999", "2^31x2^31x2",
+                          "4000000x4000000x4000000", "1e999999", "8388608Ti"})
+    expect_error(size_error(big), std::string("'") + big + "'", "larger than 2^62");
+}
+
+// ---- size lists and ranges --------------------------------------------------------------
+
+TEST(ParseSizes, ListsAreSortedAndUnique) {
+  EXPECT_EQ(cb::parse_sizes("1M,2^20,1M"), (sizes{1000000, two_to(20)}));
+  EXPECT_EQ(cb::parse_sizes("3,1,2,3,1"), (sizes{1, 2, 3}));
+  EXPECT_EQ(cb::parse_sizes("0"), (sizes{0}));
+  EXPECT_EQ(cb::parse_sizes("4000x4000,1e3"), (sizes{1000, 16000000}));
+}
+
+TEST(ParseSizes, Ranges) {
+  EXPECT_EQ(cb::parse_sizes("2^10..2^12"), (sizes{1024, 2048, 4096}));
+  EXPECT_EQ(cb::parse_sizes("1000..5000"), (sizes{1024, 2048, 4096}));
+  EXPECT_EQ(cb::parse_sizes("0..4"), (sizes{1, 2, 4}));
+  EXPECT_EQ(cb::parse_sizes("2^20..2^20"), (sizes{two_to(20)}));
+  EXPECT_EQ(cb::parse_sizes("2^61..2^62"), (sizes{two_to(61), two_to(62)}));
+  EXPECT_EQ(cb::parse_sizes("1Ki..4Ki,3000,2^11"), (sizes{1024, 2048, 3000, 4096}));
+  EXPECT_EQ(cb::parse_sizes("1.5e3..4e3"), (sizes{2048}));
+  EXPECT_EQ(cb::parse_sizes("2^10..2^30").size(), 21u);
+}
+
+TEST(ParseSizes, BadListsAndRanges) {
+  auto error = [](const char* list) {
+    try {
+      cb::parse_sizes(list);
+    } catch (const cb::parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  expect_error(error("1,,2"), "'1,,2'", "empty item");
+  expect_error(error(",1"), "',1'", "empty item");
+  expect_error(error("1,"), "'1,'", "empty item");
+  expect_error(error(""), "''", "empty item");
+  expect_error(error("1,12q"), "'12q'", "cannot parse size");
+  expect_error(error("2^12..2^10"), "'2^12..2^10'", "backwards");
+  expect_error(error("5..7"), "'5..7'", "no power of two");
+  expect_error(error("2^10.."), "''", "cannot parse size");
+  expect_error(error("..2^10"), "''", "cannot parse size");
+  expect_error(error("1...4"), "'.4'", "cannot parse size");
+  expect_error(error("1..2^63"), "'2^63'", "larger than 2^62");
+  expect_error(error("-4..8"), "'-4'", "negative");
+}
+
+// ---- steps ------------------------------------------------------------------------------
+
+TEST(ParseSteps, ListsAndRanges) {
+  EXPECT_EQ(cb::parse_steps("1,3,5-7"), (std::vector<int>{1, 3, 5, 6, 7}));
+  EXPECT_EQ(cb::parse_steps("10,1"), (std::vector<int>{1, 10}));
+  EXPECT_EQ(cb::parse_steps("3,3,1-3"), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(cb::parse_steps("1-10").size(), 10u);
+  EXPECT_EQ(cb::parse_steps("4-4"), (std::vector<int>{4}));
+}
+
+TEST(ParseSteps, Errors) {
+  auto error = [](const char* list) {
+    try {
+      cb::parse_steps(list);
+    } catch (const cb::parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  expect_error(error("0"), "'0'", "steps are 1 to 10");
+  expect_error(error("11"), "'11'", "steps are 1 to 10");
+  expect_error(error("step3"), "'step3'");
+  expect_error(error("1-"), "''");
+  expect_error(error("-3"), "''");
+  expect_error(error("7-5"), "'7-5'", "backwards");
+  expect_error(error("1-11"), "'11'");
+  expect_error(error("1,,2"), "'1,,2'", "empty item");
+  expect_error(error("1-2-3"), "'2-3'");
+}
+
+// ---- defaults ---------------------------------------------------------------------------
+
+TEST(DefaultSizes, AreTheDocumentedSet) {
+  const sizes d = cb::default_sizes();
+  sizes want = {1000000, 4000000, 16000000, 36000000, 121000000};
+  for (int e = 10; e <= 30; ++e) want.push_back(two_to(e));
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(d, want);
+  EXPECT_TRUE(std::is_sorted(d.begin(), d.end()));
+  EXPECT_EQ(std::adjacent_find(d.begin(), d.end()), d.end());
+}
+
+TEST(Options, Defaults) {
+  const cb::options o = parse({});
+  EXPECT_EQ(o.impls, all_impls);
+  EXPECT_EQ(o.steps, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(o.block, 256);
+  EXPECT_EQ(o.sizes, cb::default_sizes());
+  EXPECT_EQ(o.types, (strings{"float", "int32"}));
+  EXPECT_EQ(o.ops, (strings{"sum"}));
+  EXPECT_TRUE(o.cold);
+  EXPECT_TRUE(o.hot);
+  EXPECT_EQ(o.samples, 0);
+  EXPECT_EQ(o.device, 0);
+  EXPECT_EQ(o.fmt, cb::options::format::table);
+  EXPECT_EQ(o.out, "");
+  EXPECT_FALSE(o.list);
+  EXPECT_FALSE(o.help);
+  EXPECT_FALSE(o.seed_positional);
+  EXPECT_FALSE(o.seed_given);
+}
+
+TEST(Options, CanonicalNameLists) {
+  EXPECT_EQ(strings(cb::implementation_names().begin(), cb::implementation_names().end()), all_impls);
+  EXPECT_EQ(cb::type_names().size(), 5u);
+  EXPECT_EQ(cb::op_names().size(), 5u);
+}
+
+// ---- --impl and --steps -----------------------------------------------------------------
+
+TEST(Options, ImplListsAreCanonicalAndUnique) {
+  EXPECT_EQ(parse({"--impl", "thrust,cub,thrust"}).impls, (strings{"cub", "thrust"}));
+  EXPECT_EQ(parse({"--impl", "cpu-mt,cpu,cured"}).impls, (strings{"cured", "cpu", "cpu-mt"}));
+  EXPECT_EQ(parse({"--impl", "step10,step2"}).impls, (strings{"step2", "step10"}));
+  EXPECT_EQ(parse({"--impl", "step10,step2"}).steps, (std::vector<int>{2, 10}));
+  EXPECT_EQ(parse({"--impl", "cub"}).steps, std::vector<int>{});
+  EXPECT_EQ(parse({"--impl", "all"}).impls, all_impls);
+  EXPECT_EQ(parse({"--impl", "cub,all,cub"}).impls, all_impls);
+  const cb::options ladder = parse({"--impl", "ladder"});
+  EXPECT_EQ(ladder.impls, strings(all_impls.begin(), all_impls.begin() + 10));
+  EXPECT_EQ(ladder.steps.size(), 10u);
+  EXPECT_EQ(parse({"--impl", "ladder,cub,step3"}).impls.size(), 11u);
+}
+
+TEST(Options, ImplErrors) {
+  expect_error(error_of({"--impl", "foo"}), "'foo'", "unknown implementation 'foo' (see --list)");
+  expect_error(error_of({"--impl", "cub,foo"}), "'foo'", "unknown implementation");
+  expect_error(error_of({"--impl", "3"}), "'3'", "unknown implementation");
+  expect_error(error_of({"--impl", "step11"}), "'step11'", "unknown implementation");
+  expect_error(error_of({"--impl", "Step1"}), "'Step1'", "unknown implementation");
+  expect_error(error_of({"--impl", "cub,,thrust"}), "'cub,,thrust'", "empty item");
+}
+
+TEST(Options, StepsSelectLadderImpls) {
+  const cb::options o = parse({"--steps", "1,3"});
+  EXPECT_EQ(o.impls, (strings{"step1", "step3", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"}));
+  EXPECT_EQ(o.steps, (std::vector<int>{1, 3}));
+  EXPECT_EQ(parse({"--impl", "cub", "--steps", "2"}).impls, (strings{"step2", "cub"}));
+  EXPECT_EQ(parse({"--steps", "2", "--impl", "cub"}).impls, (strings{"step2", "cub"}));
+  EXPECT_EQ(parse({"--impl", "ladder", "--steps", "4-5"}).impls, (strings{"step4", "step5"}));
+  EXPECT_EQ(parse({"--impl", "step9", "--steps", "1"}).impls, (strings{"step1", "step9"}));
+  EXPECT_EQ(parse({"--impl", "step9", "--steps", "1"}).steps, (std::vector<int>{1, 9}));
+  EXPECT_EQ(parse({"--steps", "5-7,1"}).steps, (std::vector<int>{1, 5, 6, 7}));
+  expect_error(error_of({"--steps", "0"}), "'0'", "steps are 1 to 10");
+  expect_error(error_of({"--steps", "1,12"}), "'12'");
+}
+
+// ---- the other options ------------------------------------------------------------------
+
+TEST(Options, Block) {
+  for (int b : {32, 64, 128, 256, 512, 1024})
+    EXPECT_EQ(parse({"--block", std::to_string(b).c_str()}).block, b);
+  expect_error(error_of({"--block", "100"}), "100", "block size 100 is not a power of two from 32 to 1024");
+  for (const char* bad : {"16", "2048", "0", "-32", "1", "96", "4294967328"})
+    expect_error(error_of({"--block", bad}), bad, "is not a power of two from 32 to 1024");
+  for (const char* bad : {"abc", "256k", "2^8", "+256", "99999999999999999999"})
+    expect_error(error_of({"--block", bad}), std::string("'") + bad + "'", "cannot parse block size");
+}
+
+TEST(Options, Sizes) {
+  EXPECT_EQ(parse({"--sizes", "1M,2^10..2^11"}).sizes, (sizes{1024, 2048, 1000000}));
+  EXPECT_EQ(parse({"--sizes", "4000x4000"}).sizes, (sizes{16000000}));
+  EXPECT_EQ(parse({"--sizes", "0"}).sizes, (sizes{0}));
+  expect_error(error_of({"--sizes", "12q"}), "'12q'", "cannot parse size '12q'");
+  expect_error(error_of({"--sizes", "-5"}), "'-5'", "negative");
+  expect_error(error_of({"--sizes", "1,,2"}), "'1,,2'");
+}
+
+TEST(Options, TypesAndOps) {
+  EXPECT_EQ(parse({"--types", "double,float,double"}).types, (strings{"float", "double"}));
+  EXPECT_EQ(parse({"--types", "half,uint32,float"}).types, (strings{"float", "uint32", "half"}));
+  EXPECT_EQ(parse({"--types", "all"}).types.size(), 5u);
+  EXPECT_EQ(parse({"--ops", "argmax,sum,min"}).ops, (strings{"sum", "min", "argmax"}));
+  EXPECT_EQ(parse({"--ops", "all"}).ops, (strings{"sum", "min", "max", "argmin", "argmax"}));
+  expect_error(error_of({"--types", "float,f32"}), "'f32'", "unknown type");
+  expect_error(error_of({"--types", "Float"}), "'Float'", "unknown type");
+  expect_error(error_of({"--ops", "prod"}), "'prod'", "unknown op");
+  expect_error(error_of({"--ops", "sum,"}), "'sum,'", "empty item");
+}
+
+TEST(Options, Mode) {
+  cb::options o = parse({"--mode", "cold"});
+  EXPECT_TRUE(o.cold);
+  EXPECT_FALSE(o.hot);
+  o = parse({"--mode", "hot"});
+  EXPECT_FALSE(o.cold);
+  EXPECT_TRUE(o.hot);
+  o = parse({"--mode", "both"});
+  EXPECT_TRUE(o.cold && o.hot);
+  expect_error(error_of({"--mode", "warm"}), "'warm'", "unknown mode");
+  expect_error(error_of({"--mode", "Cold"}), "'Cold'", "unknown mode");
+}
+
+TEST(Options, SamplesAndDevice) {
+  EXPECT_EQ(parse({"--samples", "1"}).samples, 1);
+  EXPECT_EQ(parse({"--samples", "250"}).samples, 250);
+  EXPECT_EQ(parse({"--device", "0"}).device, 0);
+  EXPECT_EQ(parse({"--device", "7"}).device, 7);
+  for (const char* bad : {"0", "-1", "x", "1.5", "99999999999"})
+    expect_error(error_of({"--samples", bad}), std::string("'") + bad + "'", "--samples");
+  for (const char* bad : {"-1", "gpu0", "+1"})
+    expect_error(error_of({"--device", bad}), std::string("'") + bad + "'", "--device");
+}
+
+TEST(Options, FormatAndOut) {
+  EXPECT_EQ(parse({"--format", "table"}).fmt, cb::options::format::table);
+  EXPECT_EQ(parse({"--format", "csv"}).fmt, cb::options::format::csv);
+  EXPECT_EQ(parse({"--format", "json"}).fmt, cb::options::format::json);
+  EXPECT_EQ(parse({"--format", "md"}).fmt, cb::options::format::md);
+  expect_error(error_of({"--format", "xml"}), "'xml'", "unknown format");
+  EXPECT_EQ(parse({"--out", "report.json"}).out, "report.json");
+  EXPECT_EQ(parse({"--out", "-dash.csv"}).out, "-dash.csv");
+  expect_error(error_of({"--out="}), "'--out'", "needs a value");
+  for (auto f : {cb::options::format::table, cb::options::format::csv, cb::options::format::json,
+                 cb::options::format::md})
+    EXPECT_EQ(parse({"--format", std::string(cb::format_name(f)).c_str()}).fmt, f);
+}
+
+TEST(Options, Seed) {
+  cb::options o = parse({"--seed", "42"});
+  EXPECT_TRUE(o.seed_given);
+  EXPECT_EQ(o.seed, 42u);
+  EXPECT_EQ(parse({"--seed", "0"}).seed, 0u);
+  EXPECT_TRUE(parse({"--seed", "0"}).seed_given);
+  EXPECT_EQ(parse({"--seed", "0xff"}).seed, 255u);
+  EXPECT_EQ(parse({"--seed", "18446744073709551615"}).seed, UINT64_MAX);
+  for (const char* bad : {"-1", "18446744073709551616", "abc", "0x", "0xfg", "1e3"})
+    expect_error(error_of({"--seed", bad}), std::string("'") + bad + "'", "cannot parse seed");
+}
+
+TEST(Options, Flags) {
+  EXPECT_TRUE(parse({"--list"}).list);
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"-h"}).help);
+  EXPECT_FALSE(parse({"--list"}).help);
+  expect_error(error_of({"--list=yes"}), "'--list'", "takes no value");
+  expect_error(error_of({"--help=1"}), "'--help'", "takes no value");
+}
+
+TEST(Options, EqualsForm) {
+  const cb::options o = parse({"--impl=cub,cpu", "--block=64", "--sizes=2^10,1e3", "--types=double", "--ops=max",
+                               "--mode=hot", "--samples=9", "--device=1", "--format=json", "--out=r.json",
+                               "--seed=7"});
+  EXPECT_EQ(o.impls, (strings{"cub", "cpu"}));
+  EXPECT_EQ(o.block, 64);
+  EXPECT_EQ(o.sizes, (sizes{1000, 1024}));
+  EXPECT_EQ(o.types, (strings{"double"}));
+  EXPECT_EQ(o.ops, (strings{"max"}));
+  EXPECT_FALSE(o.cold);
+  EXPECT_EQ(o.samples, 9);
+  EXPECT_EQ(o.device, 1);
+  EXPECT_EQ(o.fmt, cb::options::format::json);
+  EXPECT_EQ(o.out, "r.json");
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(parse({"--steps=2-3"}).steps, (std::vector<int>{2, 3}));
+  EXPECT_EQ(parse({"--out=a=b"}).out, "a=b");
+}
+
+TEST(Options, LaterValuesWin) {
+  EXPECT_EQ(parse({"--block", "64", "--block=128"}).block, 128);
+  EXPECT_EQ(parse({"--impl", "cub", "--impl", "thrust"}).impls, (strings{"thrust"}));
+  EXPECT_EQ(parse({"--format", "csv", "--format", "md"}).fmt, cb::options::format::md);
+}
+
+TEST(Options, MissingValuesAndUnknownOptions) {
+  for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
+                          "--device", "--format", "--out", "--seed"}) {
+    expect_error(error_of({opt}), std::string("'") + opt + "'", "needs a value");
+    const std::string eq = std::string(opt) + "=";
+    expect_error(error_of({eq.c_str()}), std::string("'") + opt + "'", "needs a value");
+  }
+  expect_error(error_of({"--frobnicate"}), "'--frobnicate'", "unknown option");
+  expect_error(error_of({"--frobnicate=3"}), "'--frobnicate'", "unknown option");
+  expect_error(error_of({"--Block", "64"}), "'--Block'", "unknown option");
+  expect_error(error_of({"--bloc", "64"}), "'--bloc'", "unknown option");
+  expect_error(error_of({"-x"}), "'-x'", "unknown option");
+  expect_error(error_of({"-b", "64"}), "'-b'", "unknown option");
+  expect_error(error_of({"---impl", "cub"}), "'---impl'", "unknown option");
+  expect_error(error_of({"--=x"}), "'--'", "unknown option");
+}
+
+// ---- the seeds' positional form ---------------------------------------------------------
+
+TEST(Positional, SizeStepThreads) {
+  const cb::options o = parse({"4000x4000", "7", "256"});
+  EXPECT_TRUE(o.seed_positional);
+  EXPECT_EQ(o.sizes, (sizes{16000000}));
+  EXPECT_EQ(o.impls, (strings{"step7", "cub", "thrust", "cpu"}));
+  EXPECT_EQ(o.steps, (std::vector<int>{7}));
+  EXPECT_EQ(o.block, 256);
+  EXPECT_EQ(parse({"131072", "6", "128"}).block, 128);
+}
+
+TEST(Positional, ShorterForms) {
+  cb::options o = parse({"1M"});
+  EXPECT_TRUE(o.seed_positional);
+  EXPECT_EQ(o.sizes, (sizes{1000000}));
+  EXPECT_EQ(o.impls, (strings{"step1", "cub", "thrust", "cpu"}));
+  EXPECT_EQ(o.block, 256);
+  o = parse({"2^20", "10"});
+  EXPECT_EQ(o.sizes, (sizes{two_to(20)}));
+  EXPECT_EQ(o.impls, (strings{"step10", "cub", "thrust", "cpu"}));
+}
+
+TEST(Positional, MixesWithOptions) {
+  cb::options o = parse({"1M", "3", "--format", "csv", "--types=double"});
+  EXPECT_EQ(o.fmt, cb::options::format::csv);
+  EXPECT_EQ(o.types, (strings{"double"}));
+  EXPECT_EQ(o.impls, (strings{"step3", "cub", "thrust", "cpu"}));
+  o = parse({"--block", "64", "1M", "2"});
+  EXPECT_EQ(o.block, 64);
+  EXPECT_EQ(parse({"1M", "--impl", "cured"}).impls, (strings{"cured"}));
+  EXPECT_EQ(parse({"1M", "--steps", "4"}).impls, (strings{"step4", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"}));
+  EXPECT_EQ(parse({"--", "5"}).sizes, (sizes{5}));
+  EXPECT_FALSE(parse({"--sizes", "5"}).seed_positional);
+}
+
+TEST(Positional, Errors) {
+  expect_error(error_of({"12q"}), "'12q'", "cannot parse size");
+  expect_error(error_of({"1M", "11"}), "'11'", "steps are 1 to 10");
+  expect_error(error_of({"1M", "x"}), "'x'");
+  expect_error(error_of({"1M", "3", "100"}), "100", "is not a power of two");
+  expect_error(error_of({"1M", "3", "256", "9"}), "'9'", "N [STEP [THREADS]]");
+  expect_error(error_of({"1M", "--sizes", "2"}), "'1M'", "--sizes");
+  expect_error(error_of({"1M", "3", "--impl", "cub"}), "'3'", "--impl");
+  expect_error(error_of({"1M", "3", "--steps", "4"}), "'3'", "--steps");
+  expect_error(error_of({"1M", "3", "256", "--block", "64"}), "'256'", "--block");
+  expect_error(error_of({"-5"}), "'-5'", "unknown option");
+}
+
+TEST(Usage, NamesEveryOption) {
+  const std::string u = cb::usage();
+  ASSERT_FALSE(u.empty());
+  EXPECT_EQ(u.back(), '\n');
+  for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
+                          "--device", "--format", "--out", "--seed", "--list", "--help", "-h", "N [STEP [THREADS]]"})
+    EXPECT_NE(u.find(opt), std::string::npos) << opt;
+  for (const auto name : cb::type_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
+  for (const auto name : cb::op_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
+}

@@ -1,0 +1,430 @@
+// The library's device-wide reductions: every type x op x size against host references,
+// special values, alignment, graphs, streams, threads and bad input.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/inputs.cuh"
+#include "cured/cured.cuh"
+#include "tests/support/gpu.cuh"
+
+namespace {
+
+using cured::accumulator_t;
+using cured::key_value;
+using cured::test::device_buffer;
+
+template <class T>
+double as_double(const T& v) {
+  if constexpr (cured::detail::is_half_like<T>) return double(float(v));
+  else return double(v);
+}
+
+template <class T>
+std::string show(const T& v) {
+  if constexpr (std::is_floating_point_v<T> || cured::detail::is_half_like<T>) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", as_double(v));
+    return buf;
+  } else {
+    return std::to_string(v);
+  }
+}
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <class T>
+std::vector<T> to_host(const T* d, std::int64_t n) {
+  std::vector<T> h(n);
+  if (n) CURED_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// Host references with the documented rules, written plainly.
+template <class T>
+T ref_min(const std::vector<T>& h, std::int64_t off, std::int64_t n, bool want_max) {
+  T best = want_max ? cured::maximum::identity<T>() : cured::minimum::identity<T>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T x = h[off + i];
+    if (cured::detail::is_nan(x)) return x;
+    if (want_max ? as_double(x) > as_double(best) : as_double(x) < as_double(best)) best = x;
+  }
+  return best;
+}
+
+template <class T>
+std::int64_t ref_arg(const std::vector<T>& h, std::int64_t off, std::int64_t n, bool want_max) {
+  std::int64_t best = -1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T x = h[off + i];
+    if (cured::detail::is_nan(x)) return i;
+    if (best < 0 || (want_max ? as_double(x) > as_double(h[off + best]) : as_double(x) < as_double(h[off + best])))
+      best = i;
+  }
+  return best;
+}
+
+template <class T>
+accumulator_t<T> ref_sum(const std::vector<T>& h, std::int64_t off, std::int64_t n) {
+  __int128 s = 0;
+  for (std::int64_t i = 0; i < n; ++i) s += cured::bench::as_int128(h[off + i]);
+  return accumulator_t<T>(s);
+}
+
+/// Checks sum, min, max, argmin, argmax of d[off, off + n) (async and blocking forms).
+template <class T>
+void check_all_ops(const T* d, const std::vector<T>& h, std::int64_t off, std::int64_t n, cured::workspace& ws,
+                   const std::string& where) {
+  using acc = accumulator_t<T>;
+  device_buffer<acc> d_sum(1);
+  device_buffer<T> d_ext(1);
+  device_buffer<key_value<T>> d_arg(1);
+  const T* in = d + off;
+  CURED_CHECK(cudaMemset(d_sum.data(), 0xA5, sizeof(acc)));
+  cured::sum_async(in, n, d_sum.data(), ws);
+  const acc want_sum = ref_sum(h, off, n);
+  const acc got_sum = to_host(d_sum.data(), 1)[0];
+  EXPECT_TRUE(same_bits(got_sum, want_sum)) << where << " sum: got " << show(got_sum) << " want " << show(want_sum);
+  EXPECT_TRUE(same_bits(cured::sum(in, n), want_sum)) << where << " blocking sum";
+  for (bool want_max : {false, true}) {
+    const char* name = want_max ? "max" : "min";
+    CURED_CHECK(cudaMemset(d_ext.data(), 0xA5, sizeof(T)));
+    if (want_max) cured::max_async(in, n, d_ext.data(), ws);
+    else cured::min_async(in, n, d_ext.data(), ws);
+    const T got = to_host(d_ext.data(), 1)[0];
+    const T want = ref_min(h, off, n, want_max);
+    EXPECT_TRUE(same_bits(got, want) || (cured::detail::is_nan(got) && cured::detail::is_nan(want)))
+        << where << " " << name << ": got " << show(got) << " want " << show(want);
+    CURED_CHECK(cudaMemset(d_arg.data(), 0xA5, sizeof(key_value<T>)));
+    if (want_max) cured::argmax_async(in, n, d_arg.data(), ws);
+    else cured::argmin_async(in, n, d_arg.data(), ws);
+    const key_value<T> kv = to_host(d_arg.data(), 1)[0];
+    const std::int64_t want_index = ref_arg(h, off, n, want_max);
+    EXPECT_EQ(kv.index, want_index) << where << " arg" << name;
+    if (want_index >= 0 && kv.index == want_index)
+      EXPECT_TRUE(same_bits(kv.value, h[off + want_index])) << where << " arg" << name << " value";
+  }
+}
+
+template <class T>
+class ReduceTest : public ::testing::Test {};
+using all_types = ::testing::Types<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t,
+                                   std::int64_t, std::uint64_t, __half, __nv_bfloat16, float, double>;
+TYPED_TEST_SUITE(ReduceTest, all_types);
+
+TYPED_TEST(ReduceTest, EveryOpAndSizeMatchesTheReference) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  cured::workspace ws;
+  for (std::int64_t n : {0LL, 1LL, 2LL, 31LL, 32LL, 33LL, 127LL, 128LL, 129LL, 1023LL, 1024LL, 1025LL, 4095LL, 4096LL,
+                         4097LL, 16383LL, 16385LL, 1000LL * 1000, 16777213LL, 4000LL * 4000, 11000LL * 11000}) {
+    if (n > cured::test::max_test_n()) continue;
+    device_buffer<T> d(n);
+    cured::bench::fill_device(d.data(), n, seed);
+    const std::vector<T> h = to_host(d.data(), n);
+    check_all_ops(d.data(), h, 0, n, ws, "n " + std::to_string(n));
+  }
+}
+
+TYPED_TEST(ReduceTest, MisalignedInputs) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  cured::workspace ws;
+  const std::int64_t total = (1 << 20) + 64;
+  device_buffer<T> d(total);
+  cured::bench::fill_device(d.data(), total, seed);
+  const std::vector<T> h = to_host(d.data(), total);
+  // Offsets 1..15 bytes: every element offset that keeps T's own alignment.
+  for (std::int64_t off = 1; off * std::int64_t(sizeof(T)) < 16; ++off)
+    for (std::int64_t n : {1LL, 7LL, 33LL, 4099LL, (1LL << 20) + 3})
+      if (n <= cured::test::max_test_n()) check_all_ops(d.data(), h, off, n, ws, "offset " + std::to_string(off * sizeof(T)) + " bytes, n " + std::to_string(n));
+}
+
+template <class T>
+class FloatingTest : public ::testing::Test {};
+using floating_types = ::testing::Types<__half, __nv_bfloat16, float, double>;
+TYPED_TEST_SUITE(FloatingTest, floating_types);
+
+TYPED_TEST(FloatingTest, NanAndInfinityPlacements) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  cured::workspace ws;
+  const T nan = T(std::numeric_limits<float>::quiet_NaN());
+  const T inf = T(std::numeric_limits<float>::infinity());
+  const T ninf = T(-std::numeric_limits<float>::infinity());
+  for (std::int64_t n : {1LL, 100LL, 300000LL}) {
+    if (n > cured::test::max_test_n()) continue;
+    const std::vector<std::vector<std::pair<std::int64_t, T>>> placements = {
+        {{0, nan}},          {{n - 1, nan}},         {{n / 2, nan}},
+        {{n / 3, nan}, {n / 2, nan}, {n - 1, nan}}, {{n / 2, inf}},       {{n / 2, ninf}},
+        {{0, inf}, {n - 1, ninf}},                  {{n / 3, inf}, {n / 2, inf}, {n / 4, ninf}, {n / 5, ninf}}};
+    for (std::size_t p = 0; p < placements.size(); ++p) {
+      std::vector<T> h(n);
+      for (std::int64_t i = 0; i < n; ++i) h[i] = cured::bench::real_value<T>(seed, i);
+      for (auto [i, v] : placements[p]) h[i] = v;
+      device_buffer<T> d(n);
+      CURED_CHECK(cudaMemcpy(d.data(), h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+      const std::string where = "n " + std::to_string(n) + " placement " + std::to_string(p);
+      for (bool want_max : {false, true}) {
+        const T got = want_max ? cured::max(d.data(), n) : cured::min(d.data(), n);
+        const T want = ref_min(h, 0, n, want_max);
+        EXPECT_TRUE(same_bits(got, want) || (cured::detail::is_nan(got) && cured::detail::is_nan(want)))
+            << where << (want_max ? " max" : " min") << " got " << show(got) << " want " << show(want);
+        const auto kv = want_max ? cured::argmax(d.data(), n) : cured::argmin(d.data(), n);
+        EXPECT_EQ(kv.index, ref_arg(h, 0, n, want_max)) << where << (want_max ? " argmax" : " argmin");
+      }
+      const double s = as_double(cured::sum(d.data(), n));
+      bool any_nan = false, pos = false, neg = false;
+      for (auto [i, v] : placements[p]) {
+        any_nan |= cured::detail::is_nan(v);
+        pos |= same_bits(v, inf);
+        neg |= same_bits(v, ninf);
+      }
+      if (any_nan || (pos && neg)) EXPECT_TRUE(std::isnan(s)) << where << " sum " << s;
+      else if (pos) EXPECT_EQ(s, std::numeric_limits<double>::infinity()) << where;
+      else if (neg) EXPECT_EQ(s, -std::numeric_limits<double>::infinity()) << where;
+    }
+  }
+}
+
+TYPED_TEST(FloatingTest, EmptyInputGivesTheIdentity) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  EXPECT_EQ(as_double(cured::sum(static_cast<const T*>(nullptr), 0)), 0.0);
+  EXPECT_EQ(as_double(cured::min(static_cast<const T*>(nullptr), 0)), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(as_double(cured::max(static_cast<const T*>(nullptr), 0)), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(cured::argmin(static_cast<const T*>(nullptr), 0).index, -1);
+  EXPECT_EQ(cured::argmax(static_cast<const T*>(nullptr), 0).index, -1);
+}
+
+TEST(Reduce, EmptyIntegerInputGivesTheIdentity) {
+  CURED_REQUIRE_GPU();
+  const int* none = nullptr;
+  EXPECT_EQ(cured::sum(none, 0), 0);
+  EXPECT_EQ(cured::min(none, 0), std::numeric_limits<int>::max());
+  EXPECT_EQ(cured::max(none, 0), std::numeric_limits<int>::lowest());
+  EXPECT_EQ(cured::argmax(none, 0).index, -1);
+}
+
+TEST(Reduce, RealSumsAreBitIdenticalRunToRunAndWithinTheBound) {
+  CURED_REQUIRE_GPU();
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (std::int64_t n : {1000LL, 1LL << 20, 50000017LL}) {
+    if (n > cured::test::max_test_n()) continue;
+    device_buffer<float> d(n);
+    cured::bench::fill_device<float, true>(d.data(), n, seed);
+    const float first = cured::sum(d.data(), n);
+    for (int r = 0; r < 5; ++r) EXPECT_TRUE(same_bits(cured::sum(d.data(), n), first)) << "n " << n;
+    const double in_double = cured::sum<double>(d.data(), n);
+    const std::vector<float> h = to_host(d.data(), n);
+    double exact = 0;  // not exact, but double is 2^29 times finer than float here
+    for (float x : h) exact += x;
+    EXPECT_NEAR(in_double, exact, 1e-9 * exact);
+    EXPECT_NEAR(double(first), exact, (std::log2(double(n)) + 8 + double(n) / (132 * 2048.0)) * 0x1p-24 * exact);
+  }
+}
+
+struct square {
+  __host__ __device__ std::int64_t operator()(std::int32_t x) const { return std::int64_t(x) * x; }
+};
+
+TEST(Reduce, TransformReduceSumOfSquares) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t n = 1000003;
+  std::vector<std::int32_t> h(n);
+  for (std::int64_t i = 0; i < n; ++i) h[i] = std::int32_t(cured::random::bits(7, i) % 20001) - 10000;
+  device_buffer<std::int32_t> d(n);
+  CURED_CHECK(cudaMemcpy(d.data(), h.data(), n * 4, cudaMemcpyHostToDevice));
+  std::int64_t want = 0;
+  for (auto x : h) want += std::int64_t(x) * x;
+  EXPECT_EQ(cured::transform_reduce(d.data(), n, square{}, cured::plus{}, std::int64_t(0)), want);
+  EXPECT_EQ(cured::transform_reduce(d.data(), n, square{}, cured::plus{}, std::int64_t(5)), want + 5);  // init once
+  EXPECT_EQ(cured::reduce(d.data(), n, cured::maximum{}, std::numeric_limits<std::int32_t>::lowest()),
+            *std::max_element(h.begin(), h.end()));
+}
+
+/// A user type and operator: the range (smallest and largest) in one pass.
+struct range {
+  float lo, hi;
+};
+struct range_op {
+  __host__ __device__ range operator()(const range& a, const range& b) const {
+    return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+  }
+  __host__ __device__ range identity() const { return {INFINITY, -INFINITY}; }
+};
+struct to_range {
+  __host__ __device__ range operator()(float x) const { return {x, x}; }
+};
+
+TEST(Reduce, UserTypeWithUserOperator) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t n = 333333;
+  device_buffer<float> d(n);
+  cured::bench::fill_device<float, true>(d.data(), n, 11);
+  const std::vector<float> h = to_host(d.data(), n);
+  const range r = cured::transform_reduce(d.data(), n, to_range{}, range_op{}, range{INFINITY, -INFINITY});
+  EXPECT_EQ(r.lo, *std::min_element(h.begin(), h.end()));
+  EXPECT_EQ(r.hi, *std::max_element(h.begin(), h.end()));
+}
+
+TEST(Reduce, GraphCaptureAndReplay) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t n = 5000011;
+  device_buffer<float> d(n);
+  device_buffer<float> out(1);
+  cured::workspace ws;
+  cudaStream_t s;
+  CURED_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  CURED_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  cured::sum_async(d.data(), n, out.data(), ws, s);
+  CURED_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec;
+  CURED_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    cured::bench::fill_device(d.data(), n, seed);
+    CURED_CHECK(cudaGraphLaunch(exec, s));
+    CURED_CHECK(cudaStreamSynchronize(s));
+    EXPECT_EQ(to_host(out.data(), 1)[0], float(cured::bench::exact_family_sum<float>(n, seed))) << "replay " << seed;
+  }
+  CURED_CHECK(cudaGraphExecDestroy(exec));
+  CURED_CHECK(cudaGraphDestroy(graph));
+  CURED_CHECK(cudaStreamDestroy(s));
+}
+
+TEST(Reduce, SeveralStreamsAndHostThreadsAtOnce) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t n = 3000017;
+  device_buffer<std::int32_t> d(n);
+  cured::bench::fill_device(d.data(), n, 99);
+  const std::int64_t want = std::int64_t(cured::bench::exact_family_sum<std::int32_t>(n, 99));
+  std::vector<std::thread> pool;
+  std::vector<int> bad(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    pool.emplace_back([&, t] {
+      CURED_CHECK(cudaSetDevice(0));
+      cudaStream_t s;
+      CURED_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      cured::workspace ws;
+      device_buffer<std::int64_t> out(1);
+      for (int r = 0; r < 20; ++r) {
+        if (t % 2) {
+          bad[t] += cured::sum(d.data(), n, s) != want;
+        } else {
+          cured::sum_async(d.data(), n, out.data(), ws, s);
+          std::int64_t got;
+          CURED_CHECK(cudaMemcpyAsync(&got, out.data(), 8, cudaMemcpyDeviceToHost, s));
+          CURED_CHECK(cudaStreamSynchronize(s));
+          bad[t] += got != want;
+        }
+      }
+      CURED_CHECK(cudaStreamDestroy(s));
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+__global__ void spin_kernel(long long ns) {
+  const long long start = clock64();
+  while (clock64() - start < ns) {
+  }
+}
+
+TEST(Reduce, WorkspaceOnTwoStreamsAtOnceIsAnError) {
+  CURED_REQUIRE_GPU();
+  cudaStream_t a, b;
+  CURED_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  CURED_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  device_buffer<float> d(1000), out(1);
+  cured::workspace ws;
+  spin_kernel<<<1, 1, 0, a>>>(200000000LL);  // ~0.1 s of clocks: stream a is busy
+  cured::sum_async(d.data(), 1000, out.data(), ws, a);
+  EXPECT_THROW(cured::sum_async(d.data(), 1000, out.data(), ws, b), cured::error);
+  CURED_CHECK(cudaStreamSynchronize(a));
+  EXPECT_NO_THROW(cured::sum_async(d.data(), 1000, out.data(), ws, b));  // in turn: fine
+  CURED_CHECK(cudaStreamSynchronize(b));
+  CURED_CHECK(cudaStreamDestroy(a));
+  CURED_CHECK(cudaStreamDestroy(b));
+}
+
+TEST(Reduce, BadInputIsACuredError) {
+  CURED_REQUIRE_GPU();
+  device_buffer<float> d(100), out(1);
+  cured::workspace ws;
+  std::vector<float> host(100, 1.0f);
+  EXPECT_THROW(cured::sum(static_cast<const float*>(nullptr), 10), cured::error);
+  EXPECT_THROW(cured::sum(host.data(), 100), cured::error);
+  EXPECT_THROW(cured::sum(d.data(), -1), cured::error);
+  EXPECT_THROW(cured::sum_async(d.data(), 100, static_cast<float*>(nullptr), ws), cured::error);
+  float host_out = 0;
+  EXPECT_THROW(cured::sum_async(d.data(), 100, &host_out, ws), cured::error);
+  try {
+    cured::max(host.data(), 100);
+    ADD_FAILURE() << "no error for a host pointer";
+  } catch (const cured::error& e) {
+    EXPECT_NE(std::string(e.what()).find("host memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Reduce, WorkspaceOfAnotherDeviceIsAnError) {
+  CURED_REQUIRE_GPU();
+  int count = 0;
+  CURED_CHECK(cudaGetDeviceCount(&count));
+  if (count < 2) GTEST_SKIP() << "needs two devices";
+  CURED_CHECK(cudaSetDevice(1));
+  cured::workspace ws1;
+  CURED_CHECK(cudaSetDevice(0));
+  device_buffer<float> d(100), out(1);
+  EXPECT_THROW(cured::sum_async(d.data(), 100, out.data(), ws1), cured::error);
+}
+
+template <class T>
+void large_sum_test() {
+  using acc = accumulator_t<T>;
+  const std::int64_t n = (std::int64_t(1) << 32) + 3;
+  const std::size_t need = std::size_t(n) * sizeof(T) + (std::size_t(1) << 30);
+  if (n > cured::test::max_test_n()) GTEST_SKIP() << "above CURED_TEST_MAX_N";
+  if (cured::test::free_device_bytes() < need) GTEST_SKIP() << "needs " << (need >> 20) << " MiB of device memory";
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  device_buffer<T> d(n);
+  cured::bench::fill_device(d.data(), n, seed);
+  EXPECT_EQ(show(cured::sum(d.data(), n)), show(acc(cured::bench::exact_family_sum<T>(n, seed))));
+  if constexpr (std::is_floating_point_v<T>) {
+    // A unique maximum planted near the end checks indices past 2^32.
+    const T big = T(100);
+    CURED_CHECK(cudaMemcpy(d.data() + n - 2, &big, sizeof(T), cudaMemcpyHostToDevice));
+    EXPECT_EQ(cured::argmax(d.data(), n).index, n - 2);
+  }
+}
+
+TEST(Reduce, LargeInt8MoreThan2To32Elements) {
+  CURED_REQUIRE_GPU();
+  large_sum_test<std::int8_t>();
+}
+
+TEST(Reduce, LargeFloatMoreThan2To32Elements) {
+  CURED_REQUIRE_GPU();
+  large_sum_test<float>();
+}
+
+}  // namespace

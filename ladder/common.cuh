@@ -107,9 +107,20 @@ constexpr step make_step() {
               &run_step<Step, std::int32_t>, &run_step<Step, std::uint32_t>};
 }
 
-/// Steps that need no scratch besides their outputs.
+/// The pass of steps 1-9: `Step::kernel<Block, In, Acc>` over `Step::grid<Block, In>(n)` blocks,
+/// one partial per block, no scratch besides the outputs.
+template <class Step>
 struct multi_pass_step {
   static constexpr std::int64_t block_partials(pass_shape) { return 0; }
+  template <unsigned Block, class In>
+  static pass_shape shape(std::int64_t n) {
+    const std::int64_t g = Step::template grid<Block, In>(n);
+    return {g, g};
+  }
+  template <unsigned Block, class In, class Acc>
+  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
+    Step::template kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
+  }
 };
 
 }  // namespace cured::ladder

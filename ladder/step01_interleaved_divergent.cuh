@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(Block) step01_kernel(const In* in, std::int64_
   if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 
-struct step01_interleaved_divergent : multi_pass_step {
+struct step01_interleaved_divergent : multi_pass_step<step01_interleaved_divergent> {
   static constexpr int number = 1;
   static constexpr std::string_view file = "step01_interleaved_divergent";
   static constexpr std::string_view title = "interleaved addressing, divergent branches";
@@ -31,14 +31,11 @@ struct step01_interleaved_divergent : multi_pass_step {
       "baseline: a shared-memory tree where thread t adds at stride s only if t % 2s == 0";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = ceil_div(n, Block);
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return ceil_div(n, Block);
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step01_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step01_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

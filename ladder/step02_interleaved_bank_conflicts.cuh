@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(Block) step02_kernel(const In* in, std::int64_
   if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 
-struct step02_interleaved_bank_conflicts : multi_pass_step {
+struct step02_interleaved_bank_conflicts : multi_pass_step<step02_interleaved_bank_conflicts> {
   static constexpr int number = 2;
   static constexpr std::string_view file = "step02_interleaved_bank_conflicts";
   static constexpr std::string_view title = "interleaved addressing, strided index";
@@ -32,14 +32,11 @@ struct step02_interleaved_bank_conflicts : multi_pass_step {
       "(but strided shared accesses conflict in banks)";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = ceil_div(n, Block);
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return ceil_div(n, Block);
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step02_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step02_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

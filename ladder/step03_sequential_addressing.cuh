@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(Block) step03_kernel(const In* in, std::int64_
   if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 
-struct step03_sequential_addressing : multi_pass_step {
+struct step03_sequential_addressing : multi_pass_step<step03_sequential_addressing> {
   static constexpr int number = 3;
   static constexpr std::string_view file = "step03_sequential_addressing";
   static constexpr std::string_view title = "sequential addressing";
@@ -29,14 +29,11 @@ struct step03_sequential_addressing : multi_pass_step {
       "stride halves from blockDim/2 and thread t adds sdata[t+s]: consecutive words, no bank conflicts";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = ceil_div(n, Block);
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return ceil_div(n, Block);
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step03_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step03_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

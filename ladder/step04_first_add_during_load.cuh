@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(Block) step04_kernel(const In* in, std::int64_
   if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 
-struct step04_first_add_during_load : multi_pass_step {
+struct step04_first_add_during_load : multi_pass_step<step04_first_add_during_load> {
   static constexpr int number = 4;
   static constexpr std::string_view file = "step04_first_add_during_load";
   static constexpr std::string_view title = "first add during load";
@@ -33,14 +33,11 @@ struct step04_first_add_during_load : multi_pass_step {
       "each thread adds two elements while loading: half the blocks, no idle threads in the first level";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = ceil_div(n, 2 * std::int64_t(Block));
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return ceil_div(n, 2 * std::int64_t(Block));
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step04_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step04_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(Block) step05_kernel(const In* in, std::int64_
   if (tid == 0) out[blockIdx.x] = v;
 }
 
-struct step05_unroll_last_warp : multi_pass_step {
+struct step05_unroll_last_warp : multi_pass_step<step05_unroll_last_warp> {
   static constexpr int number = 5;
   static constexpr std::string_view file = "step05_unroll_last_warp";
   static constexpr std::string_view title = "unroll the last warp";
@@ -58,14 +58,11 @@ struct step05_unroll_last_warp : multi_pass_step {
       "the last six levels run in one warp without __syncthreads() (with __syncwarp(), as Volta+ requires)";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = ceil_div(n, 2 * std::int64_t(Block));
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return ceil_div(n, 2 * std::int64_t(Block));
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step05_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step05_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(Block) step06_kernel(const In* in, std::int64_
   if (tid == 0) out[blockIdx.x] = v;
 }
 
-struct step06_complete_unroll : multi_pass_step {
+struct step06_complete_unroll : multi_pass_step<step06_complete_unroll> {
   static constexpr int number = 6;
   static constexpr std::string_view file = "step06_complete_unroll";
   static constexpr std::string_view title = "complete unrolling";
@@ -42,14 +42,11 @@ struct step06_complete_unroll : multi_pass_step {
       "block size as a template parameter: every tree level unrolled at compile time";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = ceil_div(n, 2 * std::int64_t(Block));
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return ceil_div(n, 2 * std::int64_t(Block));
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step06_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step06_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(Block) step07_kernel(const In* in, std::int64_
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
-struct step07_multiple_elements_per_thread : multi_pass_step {
+struct step07_multiple_elements_per_thread : multi_pass_step<step07_multiple_elements_per_thread> {
   static constexpr int number = 7;
   static constexpr std::string_view file = "step07_multiple_elements_per_thread";
   static constexpr std::string_view title = "multiple elements per thread";
@@ -47,14 +47,11 @@ struct step07_multiple_elements_per_thread : multi_pass_step {
       "one full wave of blocks, each thread sums many elements in a grid-stride loop before the tree";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = std::min(ceil_div(n, 2 * std::int64_t(Block)), full_wave_blocks(Block));
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return std::min(ceil_div(n, 2 * std::int64_t(Block)), full_wave_blocks(Block));
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step07_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step07_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(Block) step08_kernel(const In* in, std::int64_
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
-struct step08_warp_shuffle : multi_pass_step {
+struct step08_warp_shuffle : multi_pass_step<step08_warp_shuffle> {
   static constexpr int number = 8;
   static constexpr std::string_view file = "step08_warp_shuffle";
   static constexpr std::string_view title = "warp shuffle reductions";
@@ -53,14 +53,11 @@ struct step08_warp_shuffle : multi_pass_step {
       "warps reduce in registers with __shfl_down_sync; one barrier instead of log2(block)-5";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = std::min(ceil_div(n, 2 * std::int64_t(Block)), full_wave_blocks(Block));
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return std::min(ceil_div(n, 2 * std::int64_t(Block)), full_wave_blocks(Block));
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step08_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step08_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

@@ -75,7 +75,7 @@ std::int64_t vectorized_grid(std::int64_t n) {
   return std::max<std::int64_t>(1, std::min(ceil_div(n, per_block), full_wave_blocks(Block)));
 }
 
-struct step09_vector_loads : multi_pass_step {
+struct step09_vector_loads : multi_pass_step<step09_vector_loads> {
   static constexpr int number = 9;
   static constexpr std::string_view file = "step09_vector_loads";
   static constexpr std::string_view title = "16-byte vector loads";
@@ -83,14 +83,11 @@ struct step09_vector_loads : multi_pass_step {
       "4 independent 16-byte loads per thread per iteration: fewer instructions, more bytes in flight";
 
   template <unsigned Block, class In>
-  static pass_shape shape(std::int64_t n) {
-    const std::int64_t g = vectorized_grid<Block, In>(n);
-    return {g, g};
+  static std::int64_t grid(std::int64_t n) {
+    return vectorized_grid<Block, In>(n);
   }
   template <unsigned Block, class In, class Acc>
-  static void pass(const In* in, std::int64_t n, Acc* out, pass_shape s, pass_scratch, cudaStream_t stream) {
-    step09_kernel<Block, In, Acc><<<unsigned(s.grid), Block, 0, stream>>>(in, n, out);
-  }
+  static constexpr auto kernel = step09_kernel<Block, In, Acc>;
 };
 
 }  // namespace cured::ladder

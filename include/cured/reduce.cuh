@@ -73,31 +73,6 @@ struct arg_finish {
   }
 };
 
-inline bool is_device_accessible(const void* p, int device, std::string& why) {
-  cudaPointerAttributes attr{};
-  const cudaError_t e = cudaPointerGetAttributes(&attr, p);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    why = std::string("cannot query the pointer: ") + cudaGetErrorString(e);
-    return false;
-  }
-  if (attr.type == cudaMemoryTypeUnregistered || attr.type == cudaMemoryTypeHost) {
-    why = "is host memory, not device memory";
-    return false;
-  }
-  if (attr.type == cudaMemoryTypeDevice && attr.device != device) {
-    why = "is memory of device " + std::to_string(attr.device) + ", not of device " + std::to_string(device);
-    return false;
-  }
-  return true;
-}
-
-inline void check_pointer(const void* p, const char* what, int device) {
-  if (p == nullptr) throw_invalid(std::string(what) + " is a null pointer");
-  std::string why;
-  if (!is_device_accessible(p, device, why)) throw_invalid(std::string(what) + " " + why);
-}
-
 /// The one launcher behind every reduction.
 template <class Acc, class In, class Load, class Op, class Finish>
 void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish finish, Acc init, workspace& ws,
@@ -107,8 +82,8 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   using policy = device::policy;
   if (n < 0) throw_invalid("negative element count " + std::to_string(n));
   workspace::use use(ws, stream);
-  if (n > 0) check_pointer(in, "the input", ws.device());
-  check_pointer(out, "the output", ws.device());
+  if (n > 0) use.check_pointer(in, 0, "the input");
+  use.check_pointer(out, 1, "the output");
   const Acc identity = identity_of<Op, Acc>(op);
   const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
   device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(

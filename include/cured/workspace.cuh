@@ -88,6 +88,14 @@ public:
       ws_.used_ = true;
     }
     bool capturing() const { return capturing_; }
+    /// Checks that p is memory the device can read, remembering the last good pointer of each
+    /// role so that repeated calls on the same arrays skip the driver query.
+    void check_pointer(const void* p, int role, const char* what) {
+      if (p == nullptr) throw_invalid(std::string(what) + " is a null pointer");
+      if (ws_.checked_[role] == p) return;
+      check_device_pointer(p, what, ws_.device_);
+      ws_.checked_[role] = p;
+    }
 
   private:
     workspace& ws_;
@@ -95,6 +103,21 @@ public:
     std::unique_lock<std::mutex> lock_;
     bool capturing_ = false;
   };
+
+  /// Throws unless p is device (or managed) memory usable on `device`.
+  static void check_device_pointer(const void* p, const char* what, int device) {
+    cudaPointerAttributes attr{};
+    const cudaError_t e = cudaPointerGetAttributes(&attr, p);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw_invalid(std::string(what) + ": cannot query the pointer: " + cudaGetErrorString(e));
+    }
+    if (attr.type == cudaMemoryTypeUnregistered || attr.type == cudaMemoryTypeHost)
+      throw_invalid(std::string(what) + " is host memory, not device memory");
+    if (attr.type == cudaMemoryTypeDevice && attr.device != device)
+      throw_invalid(std::string(what) + " is memory of device " + std::to_string(attr.device) + ", not of device " +
+                    std::to_string(device));
+  }
 
   static int current_device() {
     int d = 0;
@@ -123,6 +146,7 @@ private:
   std::mutex mutex_;
   cudaStream_t last_stream_ = nullptr;
   bool used_ = false;
+  const void* checked_[2] = {nullptr, nullptr};  // last input and output pointers found valid
 };
 
 }  // namespace cured

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Everything that needs the GPU, in as few calls as possible. Run from the repository root on
-# the GPU machine; logs go to $OUT (default ./out), and a short summary is printed last.
+# the GPU machine; logs and reports go to device-out/ (packed into $OUT/device-out.tgz when
+# $OUT is set, beside the main reports), and a short summary is printed last.
 #
 #   scripts/device_check.sh tests   # build, every GPU test, compute-sanitizer at small sizes
 #   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
-#   scripts/device_check.sh all     # both
+#   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
+#   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
+#   scripts/device_check.sh all     # tests and bench
 set -uo pipefail
 mode=${1:-all}
-out=${OUT:-out}
+out=device-out
 mkdir -p "$out"
 build=build/device
 summary=()
@@ -46,13 +49,41 @@ if [[ $mode == bench || $mode == all ]]; then
   note "bench default: rc=$?"
   python3 scripts/plot_bandwidth.py "$out/bench_default.json" -o "$out/bandwidth.png" >"$out/plot.log" 2>&1
   note "plot: rc=$?"
-  "$bench" --impl ladder,cub,thrust --types int32 --sizes 2^22 --mode cold --format md --out "$out/ladder_int32_2p22.md" \
-    2>"$out/ladder_int32.err"
-  note "ladder int32 2^22: rc=$?"
-  "$bench" --impl ladder,cub,thrust --types float --sizes 2^28 --mode cold --format md --out "$out/ladder_float_2p28.md" \
-    2>"$out/ladder_float.err"
-  note "ladder float 2^28: rc=$?"
+  for cfg in "int32 2^22 4194304" "float 2^28 268435456"; do
+    read -r type size n <<<"$cfg"
+    json="$out/ladder_${type}.json"
+    "$bench" --impl ladder,cured,cub,thrust --types "$type" --sizes "$size" --mode cold --format json --out "$json" \
+      2>"$out/ladder_${type}.err"
+    note "ladder $type $size: rc=$?"
+    python3 scripts/ladder_table.py "$json" --type "$type" --n "$n" >"$out/ladder_${type}.md" 2>&1
+  done
 fi
 
+if [[ $mode == perf ]]; then
+  # The library's speed targets against CUB (docs/PERF.md): sums of four types, float extrema.
+  bench="$build/bench/cured-bench"
+  "$bench" --impl cured,cured-blocking,cub,thrust --types float,int32,double,half --ops sum --sizes 2^10..2^32 \
+    --mode both --format json --out "$out/perf_sum.json" 2>"$out/perf_sum.err"
+  note "perf sum: rc=$?"
+  "$bench" --impl cured,cub --types float --ops min,max,argmax --sizes 2^10..2^32 --mode both --format json \
+    --out "$out/perf_extrema.json" 2>"$out/perf_extrema.err"
+  note "perf extrema: rc=$?"
+  python3 scripts/perf_table.py "$out/perf_sum.json" "$out/perf_extrema.json" >"$out/perf.md" 2>&1
+  note "perf targets: $(grep -c MISSED "$out/perf.md") missed, $(grep -c ': met' "$out/perf.md") met"
+fi
+
+if [[ $mode == profile ]]; then
+  python3 scripts/profile_ladder.py --bench "$build/bench/cured-bench" --out "$out/profile" --budget-s 420 \
+    >"$out/profile.log" 2>&1
+  note "profile: rc=$? $(tail -3 "$out/profile.log" | tr '\n' ' ')"
+fi
+
+printf '%s\n' "${summary[@]}" >"$out/summary.txt"
+if [[ -n ${OUT:-} ]]; then
+  tar czf "$OUT/device-out.tgz" "$out"
+  for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md profile/profile.md summary.txt; do
+    [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
+  done
+fi
 echo "==== summary"
 printf '%s\n' "${summary[@]}"

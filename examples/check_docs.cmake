@@ -13,6 +13,8 @@
 # "// docs:end sum-default" lines; it is compared with the block after removing the begin
 # marker's indentation from each line.
 
+cmake_minimum_required(VERSION 3.25)
+
 if(NOT DOC OR NOT EXAMPLES)
   message(FATAL_ERROR "usage: cmake -DDOC=<API.md> -DEXAMPLES=<examples dir> -P check_docs.cmake")
 endif()
@@ -96,8 +98,8 @@ while(TRUE)
   if(snippet STREQUAL block)
     math(EXPR checked "${checked} + 1")
   else()
-    message(SEND_ERROR "docs/API.md quotes examples/${file} '${name}' differently.\n"
-                       "--- examples/${file}:\n${snippet}\n--- docs/API.md:\n${block}\n---")
+    message(NOTICE "--- examples/${file} '${name}':\n${snippet}\n--- docs/API.md:\n${block}\n---")
+    message(SEND_ERROR "docs/API.md quotes examples/${file} '${name}' differently (both shown above)")
     math(EXPR bad "${bad} + 1")
   endif()
 endwhile()

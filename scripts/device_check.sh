@@ -3,7 +3,8 @@
 # the GPU machine; logs and reports go to device-out/ (packed into $OUT/device-out.tgz when
 # $OUT is set, beside the main reports), and a short summary is printed last.
 #
-#   scripts/device_check.sh tests   # build, every GPU test, compute-sanitizer at small sizes
+#   scripts/device_check.sh tests   # build, every GPU test and example
+#   scripts/device_check.sh sanitize # compute-sanitizer memcheck, racecheck, initcheck, synccheck at small sizes
 #   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
 #   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
@@ -28,6 +29,11 @@ if [[ $mode == tests || $mode == all ]]; then
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
   done
+  (cd "$build" && ctest -R 'example|install|scripts' >"../../$out/ctest_other.log" 2>&1)
+  note "ctest examples/install/scripts: rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest_other.log")"
+fi
+
+if [[ $mode == sanitize || $mode == all ]]; then
   # Small sizes only: the sanitizers slow kernels down a hundredfold or more.
   export CURED_TEST_MAX_N=5000
   for tool in memcheck racecheck initcheck synccheck; do

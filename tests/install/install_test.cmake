@@ -9,6 +9,8 @@
 #
 # WORK_DIR is emptied first and left in place afterwards for inspection.
 
+cmake_minimum_required(VERSION 3.25)
+
 foreach(required MODE SOURCE_DIR WORK_DIR)
   if(NOT ${required})
     message(FATAL_ERROR "install_test.cmake: -D${required}=... is required")

@@ -18,7 +18,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <limits>
+#include <cuda/std/limits>
 #include <type_traits>
 
 #ifndef CURED_HD
@@ -48,25 +48,25 @@ CURED_HD inline bool less(const T& a, const T& b) {
 
 template <class T>
 CURED_HD inline T highest() {
-  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+  if constexpr (std::is_floating_point_v<T>) return ::cuda::std::numeric_limits<T>::infinity();
   else if constexpr (std::is_same_v<T, __half>) return __ushort_as_half(0x7c00);
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __ushort_as_bfloat16(0x7f80);
-  else return std::numeric_limits<T>::max();
+  else return ::cuda::std::numeric_limits<T>::max();
 }
 
 template <class T>
 CURED_HD inline T lowest() {
-  if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+  if constexpr (std::is_floating_point_v<T>) return -::cuda::std::numeric_limits<T>::infinity();
   else if constexpr (std::is_same_v<T, __half>) return __ushort_as_half(0xfc00);
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __ushort_as_bfloat16(0xff80);
-  else return std::numeric_limits<T>::lowest();
+  else return ::cuda::std::numeric_limits<T>::lowest();
 }
 
 }  // namespace detail
 
 /// Index type of the arg reductions; the index of an empty input's result.
 using index_t = std::int64_t;
-inline constexpr index_t no_index = std::numeric_limits<index_t>::max();
+inline constexpr index_t no_index = ::cuda::std::numeric_limits<index_t>::max();
 
 /// An element of an arg reduction: the value and where it was.
 template <class T>

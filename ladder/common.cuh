@@ -77,6 +77,7 @@ void run_passes(const T* in, std::int64_t n, accumulator_t<T>* out, workspace& w
   pass_shape shape = first;
   acc* dst = shape.outputs == 1 ? out : buf[0];
   check_grid(shape.grid);
+  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
   Step::template pass<Block, T, acc>(in, n, dst, shape, scratch, stream);
   CURED_CHECK_LAUNCH();
   int which = 0;

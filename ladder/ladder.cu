@@ -54,8 +54,10 @@ void* workspace::reserve(std::size_t bytes) {
     }
     void* p = nullptr;
     CURED_CHECK(cudaMalloc(&p, bytes + ticket_bytes));
-    CURED_CHECK(cudaMemset(p, 0, ticket_bytes));
     base_ = p;
+    // Zero the ticket and wait: a plain cudaMemset is not ordered before non-blocking streams.
+    CURED_CHECK(cudaMemsetAsync(p, 0, ticket_bytes, cudaStreamPerThread));
+    CURED_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
     ticket_ = static_cast<unsigned int*>(p);
     capacity_ = bytes;
   }

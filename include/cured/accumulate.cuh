@@ -32,6 +32,11 @@ struct accumulator<T, std::enable_if_t<std::is_integral_v<T> && std::is_unsigned
 };
 
 template <>
+struct accumulator<bool> {
+  using type = std::uint64_t;  // a sum of bools counts the true values
+};
+
+template <>
 struct accumulator<__half> {
   using type = float;
 };

@@ -47,7 +47,11 @@ CURED_HD inline bool less(const T& a, const T& b) {
 }
 
 template <class T>
+inline constexpr bool has_limits = ::cuda::std::numeric_limits<T>::is_specialized || is_half_like<T>;
+
+template <class T>
 CURED_HD inline T highest() {
+  static_assert(has_limits<T>, "cured: minimum/maximum need numeric_limits<T>; give a user type its own operator");
   if constexpr (std::is_floating_point_v<T>) return ::cuda::std::numeric_limits<T>::infinity();
   else if constexpr (std::is_same_v<T, __half>) return __ushort_as_half(0x7c00);
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __ushort_as_bfloat16(0x7f80);
@@ -56,6 +60,7 @@ CURED_HD inline T highest() {
 
 template <class T>
 CURED_HD inline T lowest() {
+  static_assert(has_limits<T>, "cured: minimum/maximum need numeric_limits<T>; give a user type its own operator");
   if constexpr (std::is_floating_point_v<T>) return -::cuda::std::numeric_limits<T>::infinity();
   else if constexpr (std::is_same_v<T, __half>) return __ushort_as_half(0xfc00);
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __ushort_as_bfloat16(0xff80);

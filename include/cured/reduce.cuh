@@ -86,10 +86,12 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   use.check_pointer(out, 1, "the output");
   const Acc identity = identity_of<Op, Acc>(op);
   const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
+  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
   device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(
       in, n, load, op, finish, identity, init, out, static_cast<Acc*>(ws.partials()), ws.ticket());
-  CURED_CHECK_LAUNCH();
-  use.enqueued();
+  const cudaError_t launch_error = cudaGetLastError();
+  use.enqueued();  // before throwing: a launched kernel must still be tracked
+  if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "single_pass_kernel launch", __FILE__, __LINE__);
 }
 
 /// The calling thread's workspace for the blocking forms: one per device, made on first use.

@@ -36,7 +36,10 @@ public:
     if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
     try {
       CURED_CHECK(cudaMalloc(&base_, header_bytes + 2 * max_accumulator_bytes + partial_bytes_));
-      CURED_CHECK(cudaMemset(base_, 0, header_bytes));
+      // Zero the ticket and wait: a plain cudaMemset would not be ordered before kernels on
+      // non-blocking streams.
+      CURED_CHECK(cudaMemsetAsync(base_, 0, header_bytes, cudaStreamPerThread));
+      CURED_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
       CURED_CHECK(cudaMallocHost(&host_result_, max_accumulator_bytes));
       CURED_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     } catch (...) {
@@ -74,7 +77,12 @@ public:
       CURED_CHECK(cudaStreamIsCapturing(stream_, &capture));
       capturing_ = capture != cudaStreamCaptureStatusNone;
       if (!capturing_ && ws_.used_ && ws_.last_stream_ != stream_) {
+        // Relaxed mode for the query: a capture running elsewhere (another thread, another
+        // stream) would otherwise be invalidated by it.
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        CURED_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
         const cudaError_t q = cudaEventQuery(ws_.done_);
+        (void)cudaThreadExchangeStreamCaptureMode(&mode);
         if (q == cudaErrorNotReady)
           throw_invalid("workspace used on a second stream while work on another stream still uses it");
         if (q != cudaSuccess) CURED_CHECK(q);

@@ -50,6 +50,12 @@ __device__ __forceinline__ Acc thread_reduce(const In* __restrict__ in, std::int
   if constexpr (sizeof(In) > 16 || 16 % sizeof(In) != 0) {
     for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
   } else {
+    if (reinterpret_cast<std::uintptr_t>(in) % sizeof(In) != 0) {
+      // A type aligned below its size (a struct of two doubles at an 8-byte offset ...): no
+      // element starts on a 16-byte boundary, so no vector load is safe. Uniform branch.
+      for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
+      return acc;
+    }
     const std::int64_t head = unaligned_head(in, n);
     const std::int64_t vectors = (n - head) / vec::size;
     const std::int64_t tail = head + vectors * vec::size;

@@ -53,7 +53,7 @@ struct timing_plan {
   bool hot = true;
   int samples = 0;      ///< cold samples; 0: as many as fit in about `budget_ms`, within [min_samples, 200]
   int min_samples = 10;
-  double budget_ms = 150;
+  double budget_ms = 100;
 };
 
 double median(std::vector<double> v);
@@ -102,7 +102,7 @@ timing time_async(Launch&& launch, const timing_plan& plan, l2_flusher& flusher,
     t.cold_ms = median(samples);
   }
   if (plan.hot) {
-    const int reps = int(std::clamp(50.0 / std::max(estimate, 1e-3), 10.0, 1000.0));
+    const int reps = int(std::clamp(30.0 / std::max(estimate, 1e-3), 10.0, 1000.0));
     launch(stream);  // bring the input into L2 as far as it fits
     std::vector<double> samples;
     for (int s = 0; s < 3; ++s) {

@@ -397,6 +397,7 @@ TEST(Reduce, WorkspaceOnTwoStreamsAtOnceIsAnError) {
   CURED_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   CURED_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
   device_buffer<float> d(1000), out(1);
+  cured::bench::fill_device(d.data(), 1000, 1);
   cured::workspace ws;
   cured::sum_async(d.data(), 1000, out.data(), ws, a);  // load the kernel before the clock starts
   CURED_CHECK(cudaStreamSynchronize(a));

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "cured/block/block_reduce.cuh"
 #include "cured/error.cuh"
@@ -42,6 +43,20 @@ __host__ __device__ inline std::int64_t unaligned_head(const T* in, std::int64_t
 }
 
 /// This thread's reduction of load(i, in[i]) over its share of [0, n).
+/// *out = v, writing every byte of *out, padding included (key_value<__half> has six bytes of
+/// it), so that copying the whole object back never reads uninitialized memory.
+template <class T>
+__device__ __forceinline__ void store_whole(T* out, const T& v) {
+  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+    unsigned words[sizeof(T) / 4];
+    memcpy(words, &v, sizeof(T));
+#pragma unroll
+    for (unsigned w = 0; w < sizeof(T) / 4; ++w) reinterpret_cast<unsigned*>(out)[w] = words[w];
+  } else {
+    *out = v;
+  }
+}
+
 template <class Policy, class In, class Acc, class Load, class Op>
 __device__ __forceinline__ Acc thread_reduce(const In* __restrict__ in, std::int64_t n, Load& load, Op& op,
                                              const Acc& identity, std::int64_t thread, std::int64_t threads) {
@@ -96,7 +111,7 @@ __global__ void __launch_bounds__(Policy::block)
   Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(blockIdx.x) * block + threadIdx.x, threads);
   v = block::reduce<block>(v, op, identity, storage);
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *out = finish(op(init, v));
+    if (threadIdx.x == 0) store_whole(out, finish(op(init, v)));
     return;
   }
   if (threadIdx.x == 0) {
@@ -112,7 +127,7 @@ __global__ void __launch_bounds__(Policy::block)
   for (unsigned b = threadIdx.x; b < gridDim.x; b += block) w = op(w, partials[b]);
   w = block::reduce<block>(w, op, identity, storage);
   if (threadIdx.x == 0) {
-    *out = finish(op(init, w));
+    store_whole(out, finish(op(init, w)));
     *ticket = 0;  // ready for the next launch with this workspace
   }
 }

@@ -73,17 +73,21 @@ struct arg_finish {
   }
 };
 
+/// async: the result goes to the caller's device memory; blocking: to the workspace's mapped
+/// host memory, and the caller synchronizes before the workspace is used again.
+enum class mode { async, blocking };
+
 /// The one launcher behind every reduction.
-template <class Acc, class In, class Load, class Op, class Finish>
+template <mode M, class Acc, class In, class Load, class Op, class Finish>
 void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish finish, Acc init, workspace& ws,
             cudaStream_t stream) {
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   using policy = device::policy;
   if (n < 0) throw_invalid("negative element count " + std::to_string(n));
-  workspace::use use(ws, stream);
+  workspace::use use(ws, stream, M == mode::blocking);
   if (n > 0) use.check_pointer(in, 0, "the input");
-  use.check_pointer(out, 1, "the output");
+  if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
   const Acc identity = identity_of<Op, Acc>(op);
   const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
   (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
@@ -92,6 +96,18 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   const cudaError_t launch_error = cudaGetLastError();
   use.enqueued();  // before throwing: a launched kernel must still be tracked
   if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "single_pass_kernel launch", __FILE__, __LINE__);
+}
+
+template <mode M, class T, class Init, class Transform, class Op>
+void transform_reduce(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init, workspace& ws,
+                      cudaStream_t stream) {
+  launch<M, Init>(d_in, n, d_out, transform_load<Init, Transform>{transform}, op, no_finish{}, init, ws, stream);
+}
+
+template <mode M, class ArgOp, class T>
+void arg_reduce(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& ws, cudaStream_t stream) {
+  using kv = key_value<T>;
+  launch<M, kv>(d_in, n, d_out, index_load<T>{}, ArgOp{}, arg_finish{}, ArgOp::template identity<kv>(), ws, stream);
 }
 
 /// The calling thread's workspace for the blocking forms: one per device, made on first use.
@@ -103,13 +119,12 @@ inline workspace& thread_workspace() {
   return *per_device[device];
 }
 
-/// Runs an _async form into the thread's workspace and returns the result on the host.
+/// Runs `enqueue(d_result, ws)` (a mode::blocking launch into the thread's workspace), waits,
+/// and returns the result.
 template <class Acc, class Enqueue>
 Acc blocking(cudaStream_t stream, Enqueue enqueue) {
   workspace& ws = thread_workspace();
-  Acc* d_result = static_cast<Acc*>(ws.result());
-  enqueue(d_result, ws);
-  CURED_CHECK(cudaMemcpyAsync(ws.host_result(), d_result, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+  enqueue(static_cast<Acc*>(ws.host_result_on_device()), ws);
   CURED_CHECK(cudaStreamSynchronize(stream));
   Acc r;
   std::memcpy(&r, ws.host_result(), sizeof(Acc));
@@ -127,8 +142,7 @@ using sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<T>, 
 template <class T, class Init, class Transform, class Op>
 void transform_reduce_async(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init,
                             workspace& ws, cudaStream_t stream = nullptr) {
-  detail::launch<Init>(d_in, n, d_out, detail::transform_load<Init, Transform>{transform}, op, detail::no_finish{},
-                       init, ws, stream);
+  detail::transform_reduce<detail::mode::async>(d_in, n, d_out, transform, op, init, ws, stream);
 }
 
 /// d_out[0] = init op d_in[0] op ... op d_in[n-1], accumulated in Init.
@@ -158,16 +172,12 @@ void max_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStrea
 
 template <class T>
 void argmin_async(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& ws, cudaStream_t stream = nullptr) {
-  using kv = key_value<T>;
-  detail::launch<kv>(d_in, n, d_out, detail::index_load<T>{}, arg_minimum{}, detail::arg_finish{},
-                     arg_minimum::identity<kv>(), ws, stream);
+  detail::arg_reduce<detail::mode::async, arg_minimum>(d_in, n, d_out, ws, stream);
 }
 
 template <class T>
 void argmax_async(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& ws, cudaStream_t stream = nullptr) {
-  using kv = key_value<T>;
-  detail::launch<kv>(d_in, n, d_out, detail::index_load<T>{}, arg_maximum{}, detail::arg_finish{},
-                     arg_maximum::identity<kv>(), ws, stream);
+  detail::arg_reduce<detail::mode::async, arg_maximum>(d_in, n, d_out, ws, stream);
 }
 
 // ---- blocking: the result returned on the host ---------------------------------------------
@@ -176,41 +186,43 @@ template <class T, class Init, class Transform, class Op>
 Init transform_reduce(const T* d_in, std::int64_t n, Transform transform, Op op, Init init,
                       cudaStream_t stream = nullptr) {
   return detail::blocking<Init>(stream, [&](Init* d_out, workspace& ws) {
-    transform_reduce_async(d_in, n, d_out, transform, op, init, ws, stream);
+    detail::transform_reduce<detail::mode::blocking>(d_in, n, d_out, transform, op, init, ws, stream);
   });
 }
 
 template <class T, class Init, class Op>
 Init reduce(const T* d_in, std::int64_t n, Op op, Init init, cudaStream_t stream = nullptr) {
-  return detail::blocking<Init>(stream, [&](Init* d_out, workspace& ws) { reduce_async(d_in, n, d_out, op, init, ws, stream); });
+  return transform_reduce(d_in, n, detail::identity_transform{}, op, init, stream);
 }
 
 template <class Acc = void, class T>
 detail::sum_type<Acc, T> sum(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
   using acc = detail::sum_type<Acc, T>;
-  return detail::blocking<acc>(stream, [&](acc* d_out, workspace& ws) { sum_async<acc>(d_in, n, d_out, ws, stream); });
+  return reduce(d_in, n, plus{}, acc(0), stream);
 }
 
 template <class T>
 T min(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::blocking<T>(stream, [&](T* d_out, workspace& ws) { min_async(d_in, n, d_out, ws, stream); });
+  return reduce(d_in, n, minimum{}, minimum::identity<T>(), stream);
 }
 
 template <class T>
 T max(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::blocking<T>(stream, [&](T* d_out, workspace& ws) { max_async(d_in, n, d_out, ws, stream); });
+  return reduce(d_in, n, maximum{}, maximum::identity<T>(), stream);
 }
 
 template <class T>
 key_value<T> argmin(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::blocking<key_value<T>>(stream,
-                                        [&](key_value<T>* d_out, workspace& ws) { argmin_async(d_in, n, d_out, ws, stream); });
+  return detail::blocking<key_value<T>>(stream, [&](key_value<T>* d_out, workspace& ws) {
+    detail::arg_reduce<detail::mode::blocking, arg_minimum>(d_in, n, d_out, ws, stream);
+  });
 }
 
 template <class T>
 key_value<T> argmax(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::blocking<key_value<T>>(stream,
-                                        [&](key_value<T>* d_out, workspace& ws) { argmax_async(d_in, n, d_out, ws, stream); });
+  return detail::blocking<key_value<T>>(stream, [&](key_value<T>* d_out, workspace& ws) {
+    detail::arg_reduce<detail::mode::blocking, arg_maximum>(d_in, n, d_out, ws, stream);
+  });
 }
 
 }  // namespace cured

@@ -463,7 +463,7 @@ def bench_check(path, impl, type_name):
 
 
 def ncu_command(ncu, metrics, kernel_regex, bench_cmd):
-    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-name", "name",
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base",
             "--print-kernel-base", "demangled",
             "--metrics", ",".join(metrics),
             "--clock-control", "none", "--cache-control", "all", "--replay-mode", "kernel",

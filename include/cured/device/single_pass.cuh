@@ -28,7 +28,8 @@ struct policy {
   static constexpr int unroll = 4;        ///< 16-byte loads in flight per thread per iteration
   /// Blocks resident per multiprocessor the compiler must allow for accumulators of up to 8
   /// bytes (registers <= 32 for 256 threads): a full wave keeps 2048 threads per SM, each
-  /// with its loads in flight. Wider accumulators (key_value) would spill under that cap.
+  /// with its loads in flight. Wider accumulators (key_value) get 6 blocks (40 registers):
+  /// they would spill under the cap of 32.
   static constexpr int min_blocks_per_sm = 2048 / block;
 };
 
@@ -105,7 +106,7 @@ __device__ __forceinline__ Acc thread_reduce(const In* __restrict__ in, std::int
 /// The result written to out is finish(op(init, reduction)): finish maps the accumulator to
 /// what the caller sees (the arg reductions turn the identity's index into -1).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-__global__ void __launch_bounds__(Policy::block, sizeof(Acc) <= 8 ? Policy::min_blocks_per_sm : 1)
+__global__ void __launch_bounds__(Policy::block, sizeof(Acc) <= 8 ? Policy::min_blocks_per_sm : Policy::min_blocks_per_sm * 3 / 4)
     single_pass_kernel(const In* __restrict__ in, std::int64_t n, Load load, Op op, Finish finish, Acc identity,
                        Acc init, Acc* __restrict__ out, Acc* __restrict__ partials, unsigned int* ticket) {
   constexpr unsigned block = Policy::block;

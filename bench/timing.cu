@@ -90,7 +90,12 @@ __global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t
 }  // namespace
 
 double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStream_t stream, int samples) {
-  const std::size_t bytes = std::max<std::size_t>(std::size_t(1) << 30, 8 * dev.l2_bytes);
+  // As large as the largest default input (4 GiB), so that launch and tail costs weigh no
+  // more in the ceiling than in the reductions measured against it; smaller when memory is short.
+  std::size_t free_b = 0, total_b = 0;
+  CURED_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t bytes =
+      std::max<std::size_t>(std::min<std::size_t>(std::size_t(4) << 30, free_b / 4), 8 * dev.l2_bytes);
   void* buf = nullptr;
   unsigned* sink = nullptr;
   CURED_CHECK(cudaMalloc(&buf, bytes));

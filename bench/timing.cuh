@@ -151,7 +151,7 @@ timing time_blocking(Call&& call, const timing_plan& plan, Flush&& flush) {
 }
 
 /// The device's streaming-read ceiling in GB/s: a read-only kernel with 16-byte loads, four in
-/// flight per thread, over `bytes` (several times L2), cold, median of `samples`.
+/// flight per thread, over 4 GiB (at least 8 x L2), cold, median of `samples`.
 double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStream_t stream, int samples = 30);
 
 }  // namespace cured::bench

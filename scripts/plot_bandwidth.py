@@ -103,6 +103,22 @@ def series(doc):
     return out
 
 
+PEER_STYLES = {  # the library and its peers: bold, each its own color and marker
+    "cured": ("tab:red", "o"), "cured-blocking": ("tab:orange", "o"), "cub": ("black", "s"),
+    "thrust": ("tab:gray", "s"), "cpu": ("tab:brown", "^"), "cpu-mt": ("tab:pink", "^"),
+}
+
+
+def line_style(impl, plt):
+    """Ladder steps in a blue-to-green ramp, thin and dashed; the peers bold and distinct."""
+    if impl.startswith("step") and impl[4:].isdigit():
+        step = int(impl[4:])
+        return {"color": plt.cm.viridis((step - 1) / 9), "linestyle": "--", "linewidth": 1,
+                "marker": ".", "markersize": 3}
+    color, marker = PEER_STYLES.get(impl, ("tab:purple", "x"))
+    return {"color": color, "linewidth": 2, "marker": marker, "markersize": 3}
+
+
 def plot(doc, output):
     try:
         import matplotlib
@@ -120,7 +136,7 @@ def plot(doc, output):
     fig, axes = plt.subplots(rows, cols, figsize=(7 * cols, 4.5 * rows), squeeze=False)
     for ax, ((type_name, op), lines) in zip(axes.flat, panels.items()):
         for impl, points in lines.items():
-            ax.plot([n for n, _ in points], [g for _, g in points], marker="o", markersize=3, label=impl)
+            ax.plot([n for n, _ in points], [g for _, g in points], label=impl, **line_style(impl, plt))
         for key, label, color in (("ceiling_gbps", "measured read ceiling", "black"),
                                   ("peak_gbps", "theoretical peak", "gray")):
             if run.get(key) is not None:

@@ -43,7 +43,7 @@ if [[ $mode == sanitize || $mode == all ]]; then
       [[ $tool == racecheck || $tool == initcheck ]] && filter='-*Large*:*SeveralStreams*'
       timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --gtest_brief=1 --gtest_filter="$filter" \
         >"$out/sanitize_${tool}_$t.log" 2>&1
-      note "compute-sanitizer $tool $t: rc=$? $(grep -E 'ERROR SUMMARY' "$out/sanitize_${tool}_$t.log" | tail -1)"
+      note "compute-sanitizer $tool $t: rc=$? $(grep -E '(ERROR|RACECHECK) SUMMARY' "$out/sanitize_${tool}_$t.log" | tail -1)"
     done
   done
   unset CURED_TEST_MAX_N

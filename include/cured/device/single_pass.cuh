@@ -106,16 +106,14 @@ __device__ __forceinline__ Acc thread_reduce(const In* __restrict__ in, std::int
 /// The result written to out is finish(op(init, reduction)): finish maps the accumulator to
 /// what the caller sees (the arg reductions turn the identity's index into -1).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-__global__ void __launch_bounds__(Policy::block, sizeof(Acc) <= 8 ? Policy::min_blocks_per_sm : Policy::min_blocks_per_sm * 3 / 4)
+__global__ void __launch_bounds__(Policy::block,
+                                  sizeof(Acc) <= 8 ? Policy::min_blocks_per_sm : Policy::min_blocks_per_sm * 3 / 4)
     single_pass_kernel(const In* __restrict__ in, std::int64_t n, Load load, Op op, Finish finish, Acc identity,
                        Acc init, Acc* __restrict__ out, Acc* __restrict__ partials, unsigned int* ticket) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
   __shared__ bool last_block;
   const std::int64_t threads = std::int64_t(gridDim.x) * block;
-  // Bring the ticket's line into L2 while the loads run: the atomic at the end then waits for
-  // L2, not for DRAM (the line is cold after other work).
-  if (gridDim.x > 1 && threadIdx.x == 0) asm volatile("prefetch.global.L2 [%0];" ::"l"(ticket));
   Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(blockIdx.x) * block + threadIdx.x, threads);
   v = block::reduce<block>(v, op, identity, storage);
   if (gridDim.x == 1) {

@@ -4,29 +4,17 @@
 
 #include <cured/cured.cuh>
 
+#include "example_support.hpp"
+
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <vector>
 
 namespace {
 
-int failures = 0;
-
-void expect(bool ok, const char* what, double got, double want) {
-  if (ok) return;
-  std::printf("MISMATCH %s: got %.17g, want %.17g\n", what, got, want);
-  ++failures;
-}
-
-template <class T>
-T* to_device(const std::vector<T>& h) {
-  T* d = nullptr;
-  CURED_CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CURED_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
+using cured_example::expect;
+using cured_example::to_device;
 
 void run() {
   const std::int64_t n = 2'000'000;
@@ -71,19 +59,4 @@ void run() {
 
 }  // namespace
 
-int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("argmin_argmax: no CUDA device, nothing run\n");
-    return 77;
-  }
-  try {
-    run();
-  } catch (const cured::error& e) {
-    std::printf("argmin_argmax: %s\n", e.what());
-    return 1;
-  }
-  if (failures) return 1;
-  std::printf("argmin_argmax: ok\n");
-  return 0;
-}
+int main() { return cured_example::run_example("argmin_argmax", run); }

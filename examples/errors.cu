@@ -4,6 +4,8 @@
 
 #include <cured/cured.cuh>
 
+#include "example_support.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -11,21 +13,19 @@
 
 namespace {
 
-int failures = 0;
-
 /// Checks that f throws a cured::error whose message contains `expected`, with CUDA error `code`.
 template <class F>
 void expect_error(const char* what, F f, const std::string& expected, cudaError_t code = cudaSuccess) {
   try {
     f();
     std::printf("MISMATCH %s: no cured::error thrown\n", what);
-    ++failures;
+    ++cured_example::failures;
   } catch (const cured::error& e) {
     const std::string message = e.what();
     if (message.find(expected) == std::string::npos || e.code() != code) {
       std::printf("MISMATCH %s: got \"%s\" (code %s), want \"%s\" (code %s)\n", what, message.c_str(),
                   cudaGetErrorName(e.code()), expected.c_str(), cudaGetErrorName(code));
-      ++failures;
+      ++cured_example::failures;
     } else {
       std::printf("%s: caught \"%s\"\n", what, message.c_str());
     }
@@ -42,10 +42,8 @@ __global__ void busy(long long clocks) {
 void run() {
   const std::int64_t n = 1000;
   std::vector<float> host(n, 1.0f);
-  float* d_x = nullptr;
+  float* d_x = cured_example::to_device(host);
   float* d_out = nullptr;
-  CURED_CHECK(cudaMalloc(&d_x, n * sizeof(float)));
-  CURED_CHECK(cudaMemcpy(d_x, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   CURED_CHECK(cudaMalloc(&d_out, sizeof(float)));
 
   // docs:begin error-host-pointer
@@ -111,7 +109,7 @@ void run() {
   CURED_CHECK(cudaMemcpy(&result, d_out, sizeof(float), cudaMemcpyDeviceToHost));
   if (result != float(n)) {
     std::printf("MISMATCH sum after the errors: got %g, want %g\n", result, double(n));
-    ++failures;
+    ++cured_example::failures;
   }
 
   CURED_CHECK(cudaStreamDestroy(a));
@@ -122,19 +120,4 @@ void run() {
 
 }  // namespace
 
-int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("errors: no CUDA device, nothing run\n");
-    return 77;
-  }
-  try {
-    run();
-  } catch (const cured::error& e) {
-    std::printf("errors: unexpected %s\n", e.what());
-    return 1;
-  }
-  if (failures) return 1;
-  std::printf("errors: ok\n");
-  return 0;
-}
+int main() { return cured_example::run_example("errors", run, "unexpected "); }

@@ -3,18 +3,18 @@
 
 #include <cured/cured.cuh>
 
+#include "example_support.hpp"
+
 #include <cstdint>
-#include <cstdio>
+#include <string>
 #include <vector>
 
 namespace {
 
-int failures = 0;
-
+/// cured_example::expect for one replay: "MISMATCH <what>, replay <replay>: got ..., want ...".
 void expect(bool ok, const char* what, int replay, double got, double want) {
-  if (ok) return;
-  std::printf("MISMATCH %s, replay %d: got %.17g, want %.17g\n", what, replay, got, want);
-  ++failures;
+  const std::string name = std::string(what) + ", replay " + std::to_string(replay);
+  cured_example::expect(ok, name.c_str(), got, want);
 }
 
 void run() {
@@ -75,19 +75,4 @@ void run() {
 
 }  // namespace
 
-int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("graph: no CUDA device, nothing run\n");
-    return 77;
-  }
-  try {
-    run();
-  } catch (const cured::error& e) {
-    std::printf("graph: %s\n", e.what());
-    return 1;
-  }
-  if (failures) return 1;
-  std::printf("graph: ok\n");
-  return 0;
-}
+int main() { return cured_example::run_example("graph", run); }

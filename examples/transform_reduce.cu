@@ -4,10 +4,11 @@
 
 #include <cured/cured.cuh>
 
+#include "example_support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <vector>
 
 // docs:begin tr-square
@@ -45,21 +46,8 @@ struct range_union {
 
 namespace {
 
-int failures = 0;
-
-void expect(bool ok, const char* what, double got, double want) {
-  if (ok) return;
-  std::printf("MISMATCH %s: got %.17g, want %.17g\n", what, got, want);
-  ++failures;
-}
-
-template <class T>
-T* to_device(const std::vector<T>& h) {
-  T* d = nullptr;
-  CURED_CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CURED_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
+using cured_example::expect;
+using cured_example::to_device;
 
 void run() {
   const std::int64_t n = 4'000'037;
@@ -96,19 +84,4 @@ void run() {
 
 }  // namespace
 
-int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("transform_reduce: no CUDA device, nothing run\n");
-    return 77;
-  }
-  try {
-    run();
-  } catch (const cured::error& e) {
-    std::printf("transform_reduce: %s\n", e.what());
-    return 1;
-  }
-  if (failures) return 1;
-  std::printf("transform_reduce: ok\n");
-  return 0;
-}
+int main() { return cured_example::run_example("transform_reduce", run); }

@@ -68,7 +68,7 @@ void run_passes(const T* in, std::int64_t n, accumulator_t<T>* out, workspace& w
   const pass_shape first = Step::template shape<Block, T>(n);
   const std::int64_t second = first.outputs > 1 ? Step::template shape<Block, acc>(first.outputs).outputs : 0;
   const std::size_t a_bytes = (std::size_t(first.outputs > 1 ? first.outputs : 0) * sizeof(acc) + 255) / 256 * 256;
-  const std::size_t partial_bytes = std::size_t(Step::block_partials(first) ) * sizeof(acc);
+  const std::size_t partial_bytes = std::size_t(Step::block_partials(first)) * sizeof(acc);
   const std::size_t b_bytes = std::size_t(second > 1 ? second : 0) * sizeof(acc);
   char* base = static_cast<char*>(ws.reserve(a_bytes + b_bytes + partial_bytes + 256));
   acc* buf[2] = {reinterpret_cast<acc*>(base), reinterpret_cast<acc*>(base + a_bytes)};

@@ -35,7 +35,7 @@ public:
     CURED_CHECK(cudaGetDevice(&previous));
     if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
     try {
-      CURED_CHECK(cudaMalloc(&base_, header_bytes + 2 * max_accumulator_bytes + partial_bytes_));
+      CURED_CHECK(cudaMalloc(&base_, header_bytes + partial_bytes_));
       // Zero the ticket and wait: a plain cudaMemset would not be ordered before kernels on
       // non-blocking streams.
       CURED_CHECK(cudaMemsetAsync(base_, 0, header_bytes, cudaStreamPerThread));
@@ -61,8 +61,7 @@ public:
 
   // --- used by the reductions ---------------------------------------------------------
   unsigned int* ticket() const { return static_cast<unsigned int*>(base_); }
-  void* result() const { return static_cast<char*>(base_) + header_bytes; }
-  void* partials() const { return static_cast<char*>(base_) + header_bytes + 2 * max_accumulator_bytes; }
+  void* partials() const { return static_cast<char*>(base_) + header_bytes; }
   std::size_t partial_bytes() const { return partial_bytes_; }
   void* host_result() const { return host_result_; }
   /// host_result() as the device addresses it.

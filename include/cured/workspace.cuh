@@ -36,7 +36,7 @@ public:
     if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
     try {
       CURED_CHECK(cudaMalloc(&base_, header_bytes + partial_bytes_));
-      // Zero the ticket and wait: a plain cudaMemset would not be ordered before kernels on
+      // Zero the ticket and the exact state, and wait: a plain cudaMemset would not be ordered before kernels on
       // non-blocking streams.
       CURED_CHECK(cudaMemsetAsync(base_, 0, header_bytes, cudaStreamPerThread));
       CURED_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
@@ -61,6 +61,9 @@ public:
 
   // --- used by the reductions ---------------------------------------------------------
   unsigned int* ticket() const { return static_cast<unsigned int*>(base_); }
+  /// The exact sums' state (ticket, flags, fixed-point accumulator): zero between calls.
+  void* exact_state() const { return static_cast<char*>(base_) + exact_state_offset; }
+  static constexpr std::size_t exact_state_bytes = 1024;
   void* partials() const { return static_cast<char*>(base_) + header_bytes; }
   std::size_t partial_bytes() const { return partial_bytes_; }
   void* host_result() const { return host_result_; }
@@ -143,7 +146,9 @@ public:
   }
 
 private:
-  static constexpr std::size_t header_bytes = 256;  // the ticket, padded to keep data aligned
+  // The ticket, then the exact sums' state, padded to keep the partials aligned.
+  static constexpr std::size_t exact_state_offset = 256;
+  static constexpr std::size_t header_bytes = exact_state_offset + exact_state_bytes;
 
   void release() noexcept {
     if (done_) (void)cudaEventDestroy(done_);

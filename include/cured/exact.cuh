@@ -1,0 +1,178 @@
+#pragma once
+// Exact sums: the exact mathematical sum of floating-point values, rounded once.
+//
+//   float  s = cured::exact_sum(d_x, n);                 // blocking: the result on the host
+//   cured::workspace ws;
+//   cured::exact_sum_async(d_x, n, d_out, ws, stream);   // no sync, no allocation, graph-capturable
+//
+// Inputs: float, double, __half, __nv_bfloat16 device arrays of any alignment and 64-bit
+// length (at least 2^44 elements). The result (double for double inputs, float otherwise) is
+// the exact sum rounded to nearest-even, so it is the same bits for any order of the inputs,
+// any grid and block size, and any GPU. Special values follow IEEE arithmetic on the exact
+// sum: any NaN gives NaN; +inf and -inf together give NaN; an exact sum beyond the largest
+// finite value gives inf of its sign; subnormals count exactly (never flushed); an exact zero
+// is -0 only when every input is -0; the empty sum is +0. How: include/cured/device/exact_sum.cuh
+// and docs/EXACT.md.
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "cured/device/exact_sum.cuh"
+#include "cured/device/single_pass.cuh"
+#include "cured/error.cuh"
+#include "cured/reduce.cuh"
+#include "cured/workspace.cuh"
+
+namespace cured {
+
+/// The type exact_sum returns for inputs of type T.
+template <class T>
+struct exact_result {
+  static_assert(sizeof(T) == 0, "cured::exact_sum takes float, double, __half or __nv_bfloat16");
+};
+template <>
+struct exact_result<float> {
+  using type = float;
+};
+template <>
+struct exact_result<double> {
+  using type = double;
+};
+template <>
+struct exact_result<__half> {
+  using type = float;
+};
+template <>
+struct exact_result<__nv_bfloat16> {
+  using type = float;
+};
+template <class T>
+using exact_result_t = typename exact_result<T>::type;
+
+namespace detail {
+
+/// How to launch (tests): grid 0 = automatic; block 0 (automatic = 256) or 128 or 256; path
+/// for double inputs: automatic, the exact pass alone, or the fast pass then the exact pass.
+struct exact_shape {
+  int grid = 0;
+  unsigned block = 0;
+  enum class path { automatic, exact_only, fast_first } double_path = path::automatic;
+};
+
+/// Double inputs up to this many go straight to the exact pass: one launch instead of two.
+constexpr std::int64_t exact_direct_max = std::int64_t(1) << 16;
+
+template <unsigned Block>
+struct exact_policy {
+  static constexpr unsigned block = Block;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 2048 / Block;
+};
+
+/// Blocks of Kernel resident per multiprocessor (cached per kernel and device).
+template <auto Kernel>
+int exact_blocks_per_sm(unsigned block, int device) {
+  static std::atomic<int> cached[64] = {};
+  std::atomic<int>& c = cached[device & 63];
+  int b = c.load(std::memory_order_relaxed);
+  if (b == 0) {
+    CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, int(block), 0));
+    b = std::max(b, 1);
+    c.store(b, std::memory_order_relaxed);
+  }
+  return b;
+}
+
+/// One full wave at most, and no more blocks than there is work for.
+template <class In, auto Kernel>
+int exact_grid(unsigned block, std::int64_t n, const workspace& ws, const exact_shape& shape) {
+  if (shape.grid > 0) return shape.grid;
+  const std::int64_t per_block = std::int64_t(block) * device::vector16<In>::size * 4;
+  const std::int64_t wave = std::int64_t(exact_blocks_per_sm<Kernel>(block, ws.device())) * ws.sm_count();
+  return int(std::max<std::int64_t>(1, std::min((n + per_block - 1) / per_block, wave)));
+}
+
+template <unsigned Block, class T>
+void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
+                   const exact_shape& shape) {
+  namespace ex = device::exact;
+  auto* st = static_cast<ex::state*>(ws.exact_state());
+  if constexpr (std::is_same_v<T, double>) {
+    using policy = exact_policy<Block>;
+    const bool direct = shape.double_path == exact_shape::path::exact_only ||
+                        (shape.double_path == exact_shape::path::automatic && n <= exact_direct_max);
+    const ex::bounded_sum* fast = nullptr;
+    if (!direct) {
+      auto* fast_out = reinterpret_cast<ex::bounded_sum*>(static_cast<char*>(ws.exact_state()) + ex::fast_result_offset);
+      constexpr auto kernel = device::single_pass_kernel<policy, double, ex::bounded_sum, ex::pass_through,
+                                                         ex::bounded_plus, no_finish>;
+      const int grid = exact_grid<double, kernel>(Block, n, ws, shape);
+      const ex::bounded_sum zero = ex::bounded_plus::identity<ex::bounded_sum>();
+      kernel<<<unsigned(grid), Block, 0, stream>>>(in, n, ex::pass_through{}, ex::bounded_plus{}, no_finish{}, zero,
+                                                   zero, fast_out, static_cast<ex::bounded_sum*>(ws.partials()),
+                                                   ws.ticket());
+      fast = fast_out;
+    }
+    constexpr auto kernel = ex::exact_double_kernel<Block, policy>;
+    const int grid = exact_grid<double, kernel>(Block, n, ws, shape);
+    kernel<<<unsigned(grid), Block, 0, stream>>>(in, n, out, st, fast);
+  } else {
+    constexpr auto kernel = ex::bins_kernel<T, Block>;
+    const int grid = exact_grid<T, kernel>(Block, n, ws, shape);
+    kernel<<<unsigned(grid), Block, 0, stream>>>(in, n, out, st);
+  }
+}
+
+template <mode M, class T>
+void exact_launch(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
+                  const exact_shape& shape) {
+  if (n < 0) throw_invalid("negative element count " + std::to_string(n));
+  if (shape.block != 0 && shape.block != 128 && shape.block != 256)
+    throw_invalid("exact_sum runs blocks of 128 or 256 threads, not " + std::to_string(shape.block));
+  const std::int64_t max_grid = std::int64_t(ws.sm_count()) * workspace::max_blocks_per_sm;
+  if (shape.grid < 0 || shape.grid > max_grid)
+    throw_invalid("exact_sum grid of " + std::to_string(shape.grid) + " blocks: give 1.." + std::to_string(max_grid) +
+                  " or 0 for automatic");
+  workspace::use use(ws, stream, M == mode::blocking);
+  if (n > 0) use.check_pointer(in, 0, "the input");
+  if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
+  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+  if (shape.block == 128) exact_enqueue<128>(in, n, out, ws, stream, shape);
+  else exact_enqueue<256>(in, n, out, ws, stream, shape);
+  const cudaError_t launch_error = cudaGetLastError();
+  use.enqueued();
+  if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "exact_sum launch", __FILE__, __LINE__);
+}
+
+template <class T>
+void exact_sum_async_shaped(const T* d_in, std::int64_t n, exact_result_t<T>* d_out, workspace& ws,
+                            cudaStream_t stream, exact_shape shape) {
+  exact_launch<mode::async>(d_in, n, d_out, ws, stream, shape);
+}
+
+}  // namespace detail
+
+/// d_out[0] = the exact sum of d_in[0, n), rounded once to exact_result_t<T>.
+template <class T>
+void exact_sum_async(const T* d_in, std::int64_t n, exact_result_t<T>* d_out, workspace& ws,
+                     cudaStream_t stream = nullptr) {
+  detail::exact_launch<detail::mode::async>(d_in, n, d_out, ws, stream, detail::exact_shape{});
+}
+
+/// The exact sum of d_in[0, n), rounded once to exact_result_t<T>.
+template <class T>
+exact_result_t<T> exact_sum(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
+  using R = exact_result_t<T>;
+  return detail::blocking<R>(stream, [&](R* d_out, workspace& ws) {
+    detail::exact_launch<detail::mode::blocking>(d_in, n, d_out, ws, stream, detail::exact_shape{});
+  });
+}
+
+}  // namespace cured

@@ -75,7 +75,11 @@ void print_list() {
   for (const auto& t : benchmarked_types) std::printf(" %s", t.name);
   std::printf("\n  (sums accumulate int32 in int64, uint32 in uint64, half in float; the ladder sums\n"
               "   float, double, int32, uint32; the CPU rows sum the ladder's types)\n");
-  std::printf("ops: sum min max argmin argmax (the ladder and the CPU rows: sum only)\n");
+  std::printf("ops: sum exact_sum min max argmin argmax (the ladder and cpu-mt: sum only; exact_sum: floating types,\n"
+              "     cured, cured-blocking and cpu (cured::cpu::exact_sum, float and double) only)\n");
+  std::printf("data (--data): exact (small integers, every sum exact; the default), normal (N(0,1) values),\n"
+              "     spread (random exponents over the type's whole finite range); normal and spread: float,\n"
+              "     double and half, checked against the exact sum of the device's values\n");
 }
 
 int run(int argc, char** argv) {

@@ -20,7 +20,10 @@ constexpr std::array<std::string_view, 16> impl_list = {
     "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"};
 // The element types cured-bench instantiates (bench/CMakeLists.txt, one translation unit each).
 constexpr std::array<std::string_view, 5> type_list = {"float", "double", "int32", "uint32", "half"};
-constexpr std::array<std::string_view, 5> op_list = {"sum", "min", "max", "argmin", "argmax"};
+constexpr std::array<std::string_view, 6> op_list = {"sum", "exact_sum", "min", "max", "argmin", "argmax"};
+constexpr std::array<std::string_view, 3> data_list = {"exact", "normal", "spread"};
+// The types with normal and spread families.
+constexpr std::array<std::string_view, 3> floating_types = {"float", "double", "half"};
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -190,6 +193,12 @@ std::uint64_t parse_seed(std::string_view s) {
   return *v;
 }
 
+data_family parse_data(std::string_view s) {
+  for (std::size_t i = 0; i < data_list.size(); ++i)
+    if (s == data_list[i]) return data_family(i);
+  throw parse_error("unknown data family " + quoted(s) + " (exact, normal or spread)");
+}
+
 options::format parse_format(std::string_view s) {
   for (auto f : {options::format::table, options::format::csv, options::format::json, options::format::md})
     if (s == format_name(f)) return f;
@@ -199,7 +208,7 @@ options::format parse_format(std::string_view s) {
 /// Which options take a value; every other known option is a flag.
 bool takes_value(std::string_view name) {
   static constexpr std::string_view valued[] = {"impl", "steps",  "block", "sizes", "types", "ops",
-                                                "mode", "samples", "device", "format", "out", "seed"};
+                                                "mode", "samples", "device", "format", "out", "seed", "data"};
   return std::find(std::begin(valued), std::end(valued), name) != std::end(valued);
 }
 
@@ -210,6 +219,12 @@ bool is_flag(std::string_view name) { return name == "list" || name == "help"; }
 std::span<const std::string_view> implementation_names() { return impl_list; }
 std::span<const std::string_view> type_names() { return type_list; }
 std::span<const std::string_view> op_names() { return op_list; }
+std::span<const std::string_view> data_names() { return data_list; }
+
+std::string_view data_name(data_family f) {
+  const auto i = std::size_t(f);
+  return i < data_list.size() ? data_list[i] : "exact";
+}
 
 std::string_view format_name(options::format f) {
   switch (f) {
@@ -292,7 +307,7 @@ options parse_options(int argc, const char* const* argv) {
   std::optional<std::string> impl_list_arg;
   std::optional<std::vector<int>> steps_arg;
   std::optional<std::vector<std::int64_t>> sizes_arg;
-  bool block_given = false;
+  bool block_given = false, types_given = false;
   std::vector<std::string_view> positional;
   bool only_positional = false;
 
@@ -343,6 +358,7 @@ options parse_options(int argc, const char* const* argv) {
       sizes_arg = parse_sizes(value);
     } else if (name == "types") {
       opt.types = parse_names(value, type_list, "type");
+      types_given = true;
     } else if (name == "ops") {
       opt.ops = parse_names(value, op_list, "op");
     } else if (name == "mode") {
@@ -358,6 +374,8 @@ options parse_options(int argc, const char* const* argv) {
       opt.device = parse_count(value, option, 0);
     } else if (name == "format") {
       opt.fmt = parse_format(value);
+    } else if (name == "data") {
+      opt.data = parse_data(value);
     } else if (name == "out") {
       opt.out = std::string(value);
     } else if (name == "seed") {
@@ -390,7 +408,16 @@ options parse_options(int argc, const char* const* argv) {
     }
   }
   opt.sizes = sizes_arg ? *sizes_arg : default_sizes();
-  if (opt.types.empty()) opt.types = {"float", "int32"};
+  if (opt.data == data_family::exact) {
+    if (!types_given) opt.types = {"float", "int32"};
+  } else if (!types_given) {
+    opt.types = {"float", "double"};
+  } else {
+    for (const auto& t : opt.types)
+      if (std::find(floating_types.begin(), floating_types.end(), t) == floating_types.end())
+        throw parse_error("type " + quoted(t) + " has no " + std::string(data_name(opt.data)) +
+                          " data (--data normal and spread take float, double and half)");
+  }
   if (opt.ops.empty()) opt.ops = {"sum"};
 
   // Implementations: groups expand to the ladder steps of --steps (all ten without it); steps
@@ -439,7 +466,13 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
                    4000x4000, and ranges 2^10..2^20 (every power of two between)
                    [1000x1000 .. 11000x11000 and 2^10 .. 2^30]
   --types LIST     float double int32 uint32 half, or all                 [float,int32]
-  --ops LIST       sum min max argmin argmax, or all                      [sum]
+  --ops LIST       sum exact_sum min max argmin argmax, or all            [sum]
+                   (exact_sum: cured's correctly rounded sum, floating types;
+                   rows for cured, cured-blocking and cpu only)
+  --data FAMILY    the inputs: exact (small integers: every sum exact),
+                   normal (N(0,1) values) or spread (random exponents over the
+                   type's whole range); normal and spread take float, double
+                   and half, and default to --types float,double     [exact]
   --mode MODE      cold, hot or both                                      [both]
   --samples N      timed samples per measurement (default: automatic)
   --device N       CUDA device                                            [0]

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/data_family.hpp"
+
 namespace cured::bench {
 
 struct options {
@@ -22,8 +24,9 @@ struct options {
   std::vector<int> steps;           ///< the ladder steps in impls, ascending (empty when no step is selected)
   int block = 256;                  ///< threads per block for the ladder steps: a power of two in [32, 1024]
   std::vector<std::int64_t> sizes;  ///< element counts, ascending
-  std::vector<std::string> types;   ///< names from type_names()
+  std::vector<std::string> types;   ///< names from type_names(); floating types only unless data is exact
   std::vector<std::string> ops;     ///< names from op_names()
+  data_family data = data_family::exact;  ///< --data: the input family (data_names())
   bool cold = true, hot = true;     ///< --mode cold|hot|both; at least one is true
   int samples = 0;                  ///< 0 = automatic (the timing code decides), else >= 1
   int device = 0;
@@ -45,6 +48,7 @@ struct parse_error : std::runtime_error {
 /// Implementations: --impl names (default all) where the groups "ladder" and "all" stand for
 /// the steps of --steps when it is given; steps of --steps and steps named in --impl are always
 /// selected ("--impl cub --steps 2" = step2, cub; "--steps 1,3" = step1, step3 and every peer).
+/// --data normal or spread: the default types are float,double, and integer types are an error.
 /// Positional "N [STEP [THREADS]]" (the seeds' form): sizes {N}, block THREADS, and unless
 /// --impl or --steps is given, impls {stepSTEP, cub, thrust, cpu} with STEP 1 when omitted.
 options parse_options(int argc, const char* const* argv);
@@ -74,6 +78,10 @@ std::vector<std::int64_t> default_sizes();
 std::span<const std::string_view> implementation_names();
 std::span<const std::string_view> type_names();
 std::span<const std::string_view> op_names();
+
+/// The --data names, in data_family order: "exact", "normal", "spread".
+std::span<const std::string_view> data_names();
+std::string_view data_name(data_family f);
 
 /// "table", "csv", "json" or "md".
 std::string_view format_name(options::format f);

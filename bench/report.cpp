@@ -46,7 +46,8 @@ struct column {
   bool left;  ///< text columns align left, numbers right
 };
 
-constexpr column table_columns[] = {{"impl", true},    {"type", true},   {"op", true},      {"n", false},
+constexpr column table_columns[] = {{"impl", true},    {"type", true},   {"op", true},      {"data", true},
+                                    {"n", false},
                                     {"block", false},  {"cold ms", false}, {"hot ms", false}, {"GB/s", false},
                                     {"%ceil", false},  {"%peak", false},  {"x step1", false}, {"x cub", false},
                                     {"check", true}};
@@ -54,7 +55,7 @@ constexpr std::size_t column_count = std::size(table_columns);
 
 std::vector<std::string> display_cells(const row& r) {
   return {one_line(r.impl),       one_line(r.type),        one_line(r.op),
-          std::to_string(r.n),    block_text(r.block),     fixed(r.cold_ms, 4),
+          one_line(r.data),       std::to_string(r.n),    block_text(r.block),     fixed(r.cold_ms, 4),
           fixed(r.hot_ms, 4),     fixed(r.gbps, 1),        fixed(r.pct_ceiling, 1),
           fixed(r.pct_peak, 1),   fixed(r.vs_step1, 2),    fixed(r.vs_cub, 2),
           one_line(r.check)};
@@ -148,9 +149,10 @@ std::string csv_field(std::string_view s) {
 std::string csv_number(double v) { return measured(v) ? number_text(v) : std::string(); }
 
 void write_csv(std::ostream& os, const std::vector<row>& rows) {
-  os << "impl,type,op,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check\n";
+  os << "impl,type,op,data,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check\n";
   for (const auto& r : rows) {
-    os << csv_field(r.impl) << ',' << csv_field(r.type) << ',' << csv_field(r.op) << ',' << r.n << ','
+    os << csv_field(r.impl) << ',' << csv_field(r.type) << ',' << csv_field(r.op) << ',' << csv_field(r.data) << ','
+       << r.n << ','
        << (r.block > 0 ? std::to_string(r.block) : std::string()) << ',' << csv_number(r.cold_ms) << ','
        << csv_number(r.hot_ms) << ',' << csv_number(r.bytes) << ',' << csv_number(r.gbps) << ','
        << csv_number(r.pct_ceiling) << ',' << csv_number(r.pct_peak) << ',' << csv_number(r.vs_step1) << ','
@@ -233,7 +235,7 @@ void write_json(std::ostream& os, const run_info& info, const std::vector<row>& 
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const row& r = rows[i];
     os << (i == 0 ? "\n" : ",\n") << "    {\"impl\": " << json_string(r.impl) << ", \"type\": " << json_string(r.type)
-       << ", \"op\": " << json_string(r.op) << ", \"n\": " << r.n
+       << ", \"op\": " << json_string(r.op) << ", \"data\": " << json_string(r.data) << ", \"n\": " << r.n
        << ", \"block\": " << (r.block > 0 ? std::to_string(r.block) : std::string("null"))
        << ", \"cold_ms\": " << json_number(r.cold_ms) << ", \"hot_ms\": " << json_number(r.hot_ms)
        << ", \"bytes\": " << json_number(r.bytes) << ", \"gbps\": " << json_number(r.gbps)
@@ -258,15 +260,15 @@ double percent(double part, double whole) {
 }  // namespace
 
 void fill_derived(std::vector<row>& rows, const run_info& info) {
-  using key = std::tuple<std::string, std::string, std::int64_t>;
+  using key = std::tuple<std::string, std::string, std::string, std::int64_t>;
   std::map<key, const row*> step1, cub;
   for (const auto& r : rows) {
-    if (r.impl == "step1") step1.try_emplace(key{r.type, r.op, r.n}, &r);
-    if (r.impl == "cub") cub.try_emplace(key{r.type, r.op, r.n}, &r);
+    if (r.impl == "step1") step1.try_emplace(key{r.type, r.op, r.data, r.n}, &r);
+    if (r.impl == "cub") cub.try_emplace(key{r.type, r.op, r.data, r.n}, &r);
   }
   // Pointers into rows stay valid: only the derived fields change below, never the size.
   auto ratio = [](const std::map<key, const row*>& refs, const row& r) {
-    const auto it = refs.find(key{r.type, r.op, r.n});
+    const auto it = refs.find(key{r.type, r.op, r.data, r.n});
     return it == refs.end() ? not_measured : speedup(*it->second, r);
   };
   for (auto& r : rows) {

@@ -1,7 +1,7 @@
 #pragma once
 // cured-bench's results and the report writers (table, CSV, JSON, markdown). Plain C++, no CUDA.
 //
-//   std::vector<cured::bench::row> rows = ...;     // impl, type, op, n, times, bytes, check
+//   std::vector<cured::bench::row> rows = ...;     // impl, type, op, data, n, times, bytes, check
 //   cured::bench::fill_derived(rows, info);        // GB/s, % of ceiling and peak, speedups
 //   cured::bench::write_report(std::cout, opt.fmt, info, rows);
 //   return cured::bench::exit_status(rows);
@@ -21,9 +21,10 @@ namespace cured::bench {
 
 inline constexpr double not_measured = std::numeric_limits<double>::quiet_NaN();
 
-/// One implementation x type x op x size.
+/// One implementation x type x op x data family x size.
 struct row {
   std::string impl, type, op;
+  std::string data = "exact";           ///< the input family (data_names()): exact, normal or spread
   std::int64_t n = 0;
   int block = 0;                        ///< threads per block; 0 = not applicable
   double cold_ms = not_measured;        ///< median time, L2 flushed before each sample
@@ -32,8 +33,8 @@ struct row {
   double gbps = not_measured;           ///< bytes / cold time (hot when cold is not measured), 1 GB/s = 1e9 B/s
   double pct_ceiling = not_measured;    ///< gbps as % of the run's measured streaming-read ceiling
   double pct_peak = not_measured;       ///< gbps as % of the device's theoretical peak
-  double vs_step1 = not_measured;       ///< time of step1 / this time, same type, op and n
-  double vs_cub = not_measured;         ///< time of cub / this time, same type, op and n
+  double vs_step1 = not_measured;       ///< time of step1 / this time, same type, op, data and n
+  double vs_cub = not_measured;         ///< time of cub / this time, same type, op, data and n
   std::string check;                    ///< "ok", the error ("got 3 want 4"), or "skipped: reason"
 };
 

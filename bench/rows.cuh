@@ -1,6 +1,7 @@
 #pragma once
 // The rows of one element type: every selected implementation x op x size, on one fresh input
-// per size, each result checked against the exact answer.
+// per size of the selected data family, each result checked against the exact answer (plain
+// sums of normal and spread data: against the exact sum, within an error bound).
 
 #include <cuda_runtime_api.h>
 
@@ -11,7 +12,9 @@
 #include <thrust/reduce.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -23,15 +26,17 @@
 #include "bench/device_buffer.cuh"
 #include "bench/inputs.cuh"
 #include "cpu/cpu_reduce.hpp"
+#include "cpu/reference.hpp"
 #include "cured/cured.cuh"
 #include "ladder/ladder.cuh"
 
 namespace cured::bench {
 
-enum class op_kind { sum, min, max, argmin, argmax };
+enum class op_kind { sum, exact_sum, min, max, argmin, argmax };
 
 inline std::optional<op_kind> op_from_name(const std::string& s) {
   if (s == "sum") return op_kind::sum;
+  if (s == "exact_sum") return op_kind::exact_sum;
   if (s == "min") return op_kind::min;
   if (s == "max") return op_kind::max;
   if (s == "argmin") return op_kind::argmin;
@@ -43,6 +48,10 @@ template <class T>
 std::string value_string(const T& v) {
   if constexpr (std::is_integral_v<T>) {
     return std::to_string(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
   } else {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", double(float(v)));
@@ -50,14 +59,28 @@ std::string value_string(const T& v) {
   }
 }
 
-/// What any implementation of an op returns, in one shape: the sum in the accumulator, the
-/// extreme value, and the index for the arg ops.
+/// The element types with exact sums (cured::exact_sum): the floating ones.
+template <class T>
+inline constexpr bool exact_sum_type = floating_input<T>;
+
+/// What any implementation of an op returns, in one shape: the sum in the accumulator (also the
+/// result of exact_sum, whose type cured::exact_result_t<T> is the accumulator of every
+/// floating T), the extreme value, and the index for the arg ops.
 template <class T>
 struct answer {
   accumulator_t<T> sum{};
   T value{};
   std::int64_t index = -1;
+  /// Expected answers only: a plain sum of inexact data (normal, spread) checks ok when within
+  /// this distance of `sum`, the correctly rounded exact sum; unset: bit for bit.
+  std::optional<double> sum_tolerance;
 };
+
+template <class T>
+double as_double(const T& x) {
+  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) return double(float(x));
+  else return double(x);
+}
 
 template <class T>
 bool same_bits(const T& a, const T& b) {
@@ -69,6 +92,15 @@ template <class T>
 std::string compare(op_kind op, const answer<T>& got, const answer<T>& want) {
   switch (op) {
     case op_kind::sum:
+      if (want.sum_tolerance) {
+        const double error = std::fabs(as_double(got.sum) - as_double(want.sum));
+        if (error <= *want.sum_tolerance) return "ok";  // false for NaN
+        char buf[160];
+        std::snprintf(buf, sizeof buf, " (error %.3g, bound %.3g)", error, *want.sum_tolerance);
+        return "got " + value_string(got.sum) + " want " + value_string(want.sum) + buf;
+      }
+      [[fallthrough]];
+    case op_kind::exact_sum:
       return same_bits(got.sum, want.sum) ? "ok" : "got " + value_string(got.sum) + " want " + value_string(want.sum);
     case op_kind::min:
     case op_kind::max:
@@ -83,7 +115,7 @@ std::string compare(op_kind op, const answer<T>& got, const answer<T>& want) {
 template <class T>
 answer<T> expected(op_kind op, std::int64_t n, std::uint64_t seed) {
   answer<T> a;
-  if (op == op_kind::sum) {
+  if (op == op_kind::sum || op == op_kind::exact_sum) {
     a.sum = accumulator_t<T>(exact_family_sum<T>(n, seed));
     return a;
   }
@@ -111,6 +143,85 @@ answer<T> expected(op_kind op, std::int64_t n, std::uint64_t seed) {
   a.index = all.index;
   a.value = exact_value<T>(seed, std::uint64_t(all.index));
   return a;
+}
+
+/// What the checks need of an input of the normal or spread family, from one pass over its
+/// values: the exact sum, the sum of magnitudes (for the error bound of plain sums), the first
+/// smallest and the first largest element.
+template <class T>
+struct summary {
+  cpu::exact_accumulator exact;
+  double abs = 0;
+  std::int64_t lo = -1, hi = -1;
+  T lo_value{}, hi_value{};
+
+  void add(std::int64_t i, const T& x) {
+    const double d = as_double(x);  // exact for every floating T
+    exact.add(d);
+    abs += std::fabs(d);
+    if (lo < 0 || detail::less(x, lo_value)) lo = i, lo_value = x;
+    if (hi < 0 || detail::less(hi_value, x)) hi = i, hi_value = x;
+  }
+  /// Adds `later`, a summary of elements after every element of this one (first indices win).
+  void merge(const summary& later) {
+    exact.merge(later.exact);
+    abs += later.abs;
+    if (later.lo >= 0 && (lo < 0 || detail::less(later.lo_value, lo_value))) lo = later.lo, lo_value = later.lo_value;
+    if (later.hi >= 0 && (hi < 0 || detail::less(hi_value, later.hi_value))) hi = later.hi, hi_value = later.hi_value;
+  }
+};
+
+/// The summary of h[0, size), elements numbered from `first`, over every core.
+template <class T>
+summary<T> summarize_host(const T* h, std::int64_t size, std::int64_t first) {
+  const auto parts = parallel_chunks<summary<T>>(size, [&](std::int64_t b, std::int64_t e) {
+    summary<T> s;
+    for (std::int64_t i = b; i < e; ++i) s.add(first + i, h[i]);
+    return s;
+  });
+  summary<T> all;
+  for (const auto& p : parts) all.merge(p);  // chunks in index order
+  return all;
+}
+
+/// The summary of d[0, n) as the device holds it, copied back 256 MiB at a time.
+template <class T>
+summary<T> summarize_device(const T* d, std::int64_t n) {
+  const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t(256) << 20) / std::int64_t(sizeof(T)));
+  std::vector<T> h(std::size_t(std::min(n, chunk)));
+  summary<T> all;
+  for (std::int64_t b = 0; b < n; b += chunk) {
+    const std::int64_t m = std::min(chunk, n - b);
+    CURED_CHECK(cudaMemcpy(h.data(), d + b, std::size_t(m) * sizeof(T), cudaMemcpyDeviceToHost));
+    all.merge(summarize_host(h.data(), m, b));
+  }
+  return all;
+}
+
+/// The expected answers for inexact data from its summary: exact sums correctly rounded and
+/// checked bit for bit; plain sums within n * eps * sum |x| of the exact sum (eps of the
+/// accumulator), a bound that holds for any order of additions; extremes exact.
+template <class T>
+answer<T> expected_from(op_kind op, std::int64_t n, const summary<T>& s) {
+  using acc = accumulator_t<T>;
+  answer<T> a;
+  switch (op) {
+    case op_kind::sum:
+    case op_kind::exact_sum:
+      if constexpr (std::is_same_v<acc, double>) a.sum = s.exact.round_to_double();
+      else a.sum = acc(s.exact.round_to_float());
+      if (op == op_kind::sum) a.sum_tolerance = double(n) * double(std::numeric_limits<acc>::epsilon()) * s.abs;
+      return a;
+    case op_kind::min:
+    case op_kind::argmin:
+      a.index = s.lo;
+      a.value = n > 0 ? s.lo_value : minimum::identity<T>();
+      return a;
+    default:
+      a.index = s.hi;
+      a.value = n > 0 ? s.hi_value : maximum::identity<T>();
+      return a;
+  }
 }
 
 /// One input array on the device (and on the host when a CPU implementation runs).
@@ -155,7 +266,7 @@ struct device_answer {
   device_buffer<key_value<T>> kv{1};
   answer<T> read(op_kind op) const {
     answer<T> a;
-    if (op == op_kind::sum) {
+    if (op == op_kind::sum || op == op_kind::exact_sum) {
       CURED_CHECK(cudaMemcpy(&a.sum, sum.data(), sizeof(a.sum), cudaMemcpyDeviceToHost));
     } else if (op == op_kind::min || op == op_kind::max) {
       CURED_CHECK(cudaMemcpy(&a.value, value.data(), sizeof(T), cudaMemcpyDeviceToHost));
@@ -183,7 +294,9 @@ measured<T> run_cub(op_kind op, const input<T>& in, context& c) {
       case op_kind::max: return cub::DeviceReduce::Max(temp, bytes, in.d, out.value.data(), in.n, s);
       case op_kind::argmin:
         return cub::DeviceReduce::ArgMin(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
-      default: return cub::DeviceReduce::ArgMax(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
+      case op_kind::argmax:
+        return cub::DeviceReduce::ArgMax(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
+      default: return cudaErrorNotSupported;  // exact_sum: not offered
     }
   };
   std::size_t bytes = 0;
@@ -205,6 +318,12 @@ measured<T> run_cured(op_kind op, const input<T>& in, context& c) {
       [&](cudaStream_t s) {
         switch (op) {
           case op_kind::sum: sum_async(in.d, in.n, out.sum.data(), ws, s); break;
+          case op_kind::exact_sum:
+            if constexpr (exact_sum_type<T>) {
+              static_assert(std::is_same_v<exact_result_t<T>, accumulator_t<T>>);
+              exact_sum_async(in.d, in.n, out.sum.data(), ws, s);
+            }
+            break;
           case op_kind::min: min_async(in.d, in.n, out.value.data(), ws, s); break;
           case op_kind::max: max_async(in.d, in.n, out.value.data(), ws, s); break;
           case op_kind::argmin: argmin_async(in.d, in.n, out.kv.data(), ws, s); break;
@@ -229,6 +348,9 @@ measured<T> run_cured_blocking(op_kind op, const input<T>& in, context& c) {
   auto call = [&] {
     switch (op) {
       case op_kind::sum: m.got.sum = sum(in.d, in.n, c.stream); break;
+      case op_kind::exact_sum:
+        if constexpr (exact_sum_type<T>) m.got.sum = exact_sum(in.d, in.n, c.stream);
+        break;
       case op_kind::min: m.got.value = min(in.d, in.n, c.stream); break;
       case op_kind::max: m.got.value = max(in.d, in.n, c.stream); break;
       case op_kind::argmin: m.got.index = argmin(in.d, in.n, c.stream).index; break;
@@ -255,6 +377,7 @@ measured<T> run_thrust(op_kind op, const input<T>& in, context& c) {
       case op_kind::max: m.got.value = thrust::reduce(policy, in.d, in.d + in.n, maximum::identity<T>(), thrust::maximum<T>()); break;
       case op_kind::argmin: m.got.index = thrust::min_element(policy, in.d, in.d + in.n) - in.d; break;
       case op_kind::argmax: m.got.index = thrust::max_element(policy, in.d, in.d + in.n) - in.d; break;
+      case op_kind::exact_sum: break;  // not offered
     }
   };
   m.t = time_blocking(call, plan_of(c, false), [&] {
@@ -267,8 +390,10 @@ measured<T> run_thrust(op_kind op, const input<T>& in, context& c) {
 template <class T>
 std::vector<implementation<T>> implementations(const context& ctx) {
   std::vector<implementation<T>> all;
+  // Which ops each implementation offers; the other combinations make no rows.
   auto sum_only = [](op_kind op) { return op == op_kind::sum; };
-  auto any_op = [](op_kind) { return true; };
+  auto plain_ops = [](op_kind op) { return op != op_kind::exact_sum; };
+  auto cured_ops = [](op_kind op) { return op != op_kind::exact_sum || exact_sum_type<T>; };
   if constexpr (ladder_type<T>) {
     for (const auto& step : ladder::steps()) {
       all.push_back({"step" + std::to_string(step.number), ctx.opt.block, true, sum_only,
@@ -284,15 +409,26 @@ std::vector<implementation<T>> implementations(const context& ctx) {
                      }});
     }
   }
-  all.push_back({"cured", 0, true, any_op, run_cured<T>});
-  all.push_back({"cured-blocking", 0, true, any_op, run_cured_blocking<T>});
-  all.push_back({"cub", 0, true, any_op, run_cub<T>});
-  all.push_back({"thrust", 0, true, any_op, run_thrust<T>});
+  all.push_back({"cured", 0, true, cured_ops, run_cured<T>});
+  all.push_back({"cured-blocking", 0, true, cured_ops, run_cured_blocking<T>});
+  all.push_back({"cub", 0, true, plain_ops, run_cub<T>});
+  all.push_back({"thrust", 0, true, plain_ops, run_thrust<T>});
   if constexpr (ladder_type<T>) {
-    all.push_back({"cpu", 0, false, sum_only, [](op_kind, const input<T>& in, context& c) {
+    // cpu: the serial sum, and for float and double the reference exact sum (cured::cpu::exact_sum).
+    auto cpu_ops = [](op_kind op) { return op == op_kind::sum || (op == op_kind::exact_sum && exact_sum_type<T>); };
+    all.push_back({"cpu", 0, false, cpu_ops, [](op_kind op, const input<T>& in, context& c) {
                      measured<T> m;
-                     m.t = time_blocking([&] { m.got.sum = cpu::serial_sum(std::span<const T>(in.h)); },
-                                         plan_of(c, true), [] {});
+                     m.t = time_blocking(
+                         [&] {
+                           if constexpr (exact_sum_type<T>) {
+                             if (op == op_kind::exact_sum) {
+                               m.got.sum = cpu::exact_sum(std::span<const T>(in.h));
+                               return;
+                             }
+                           }
+                           m.got.sum = cpu::serial_sum(std::span<const T>(in.h));
+                         },
+                         plan_of(c, true), [] {});
                      return m;
                    }});
     all.push_back({"cpu-mt", 0, false, sum_only, [](op_kind, const input<T>& in, context& c) {
@@ -311,6 +447,11 @@ inline bool selected(const options& opt, const std::string& name) {
 
 template <class T>
 void run_rows(const std::string& type_name, context& ctx) {
+  const data_family data = ctx.opt.data;
+  if (data != data_family::exact && !floating_input<T>) {  // parse_options rejects this already
+    ctx.progress(type_name + ": no " + std::string(data_name(data)) + " data; skipped");
+    return;
+  }
   auto impls = implementations<T>(ctx);
   std::erase_if(impls, [&](const implementation<T>& im) { return !selected(ctx.opt, im.name) || (im.on_gpu && !ctx.gpu); });
   if (impls.empty()) return;
@@ -331,7 +472,8 @@ void run_rows(const std::string& type_name, context& ctx) {
                  std::to_string(free_b >> 20) + " MiB free";
         } else {
           dbuf = device_buffer<T>(std::size_t(n));
-          fill_device(dbuf.data(), n, ctx.seed);
+          if (data == data_family::exact) fill_device(dbuf.data(), n, ctx.seed);
+          else fill_device_family(dbuf.data(), n, ctx.seed, data);
           in.d = dbuf.data();
           if (need_host) {
             in.h.resize(std::size_t(n));
@@ -341,25 +483,36 @@ void run_rows(const std::string& type_name, context& ctx) {
       } else {
         in.h.resize(std::size_t(n));
         parallel_chunks<int>(n, [&](std::int64_t b, std::int64_t e) {
-          for (std::int64_t i = b; i < e; ++i) in.h[i] = exact_value<T>(ctx.seed, std::uint64_t(i));
+          for (std::int64_t i = b; i < e; ++i) in.h[i] = family_value<T>(data, ctx.seed, std::uint64_t(i));
           return 0;
         });
       }
     } catch (const std::bad_alloc&) {
       skip = "skipped: not enough host memory";
     }
+    // Normal and spread data: one pass over the values (the device's own, copied back: the
+    // host's libm may round the generator's log and cos differently) answers every op.
+    std::optional<summary<T>> values;
     for (const std::string& op_name : ctx.opt.ops) {
       const op_kind op = *op_from_name(op_name);
-      const std::string what = type_name + " " + op_name + " n=" + std::to_string(n);
+      if (std::none_of(impls.begin(), impls.end(), [&](const auto& im) { return im.supports(op); })) continue;
+      const std::string what = type_name + " " + op_name + " " + std::string(data_name(data)) + " n=" + std::to_string(n);
       answer<T> want;
-      if (skip.empty()) want = expected<T>(op, n, ctx.seed);
-      else ctx.progress(what + ": " + skip);
+      if (!skip.empty()) {
+        ctx.progress(what + ": " + skip);
+      } else if (data == data_family::exact) {
+        want = expected<T>(op, n, ctx.seed);
+      } else {
+        if (!values) values = in.h.empty() ? summarize_device(in.d, n) : summarize_host(in.h.data(), n, 0);
+        want = expected_from(op, n, *values);
+      }
       for (auto& im : impls) {
         if (!im.supports(op)) continue;
         row r;
         r.impl = im.name;
         r.type = type_name;
         r.op = op_name;
+        r.data = std::string(data_name(data));
         r.n = n;
         r.block = im.block;
         r.bytes = bytes;

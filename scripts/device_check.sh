@@ -7,6 +7,7 @@
 #   scripts/device_check.sh sanitize # compute-sanitizer memcheck, racecheck, initcheck, synccheck at small sizes
 #   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
+#   scripts/device_check.sh exact   # the exact-sum tests, then exact_sum against cured::sum and CUB (normal and spread data)
 #   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
 #   scripts/device_check.sh all     # tests and bench
 set -uo pipefail
@@ -78,6 +79,40 @@ if [[ $mode == perf ]]; then
   note "perf targets: $(grep -c MISSED "$out/perf.md") missed, $(grep -c ': met' "$out/perf.md") met"
 fi
 
+if [[ $mode == exact ]]; then
+  # The library's exact-sum tests, then the exact-sum targets (docs/EXACT.md): exact_sum beside
+  # cured::sum and CUB's sum on the same inputs, cold, normal and spread data. Each bench run
+  # takes well under a minute on an H200 (its host reference sums 2^30 elements on every core);
+  # the timeouts only stop a run that hangs.
+  bin="$build/tests/library/cured_tests_exact"
+  if [[ -x $bin ]]; then
+    timeout 300 "$bin" --gtest_brief=1 >"$out/test_exact.log" 2>&1
+    note "tests exact: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_exact.log" | tr '\n' ' ')"
+  else
+    note "tests exact: $bin not built"
+  fi
+  bench="$build/bench/cured-bench"
+  exact_jsons=()
+  for cfg in "normal float,double 2^10..2^30" "spread float,double 2^10..2^30" "normal half 2^10..2^28" \
+             "spread half 2^10..2^28"; do
+    read -r data types sizes <<<"$cfg"
+    name="exact_${data}_${types//,/_}"
+    timeout 230 "$bench" --impl cured,cub --types "$types" --ops sum,exact_sum --data "$data" --sizes "$sizes" \
+      --mode cold --format json --out "$out/$name.json" 2>"$out/$name.err"
+    rc=$?
+    bad=$(grep -c '"check": "[^os]' "$out/$name.json" 2>/dev/null)
+    note "bench $name: rc=$rc, ${bad:-?} rows not ok"
+    [[ -s $out/$name.json ]] && exact_jsons+=("$out/$name.json")
+  done
+  if ((${#exact_jsons[@]})); then
+    python3 scripts/perf_table.py "${exact_jsons[@]}" >"$out/exact.md" 2>&1
+    rc=$?
+    section=$(awk '/^## Exact sums/ { on = 1 } on' "$out/exact.md")
+    note "exact targets: rc=$rc $(grep -c MISSED <<<"$section") missed, $(grep -c ': met' <<<"$section") met"
+    while IFS= read -r line; do note "  $line"; done < <(grep -E '^### .*exact_sum|^- (throughput|exact_sum time)' "$out/exact.md")
+  fi
+fi
+
 if [[ $mode == profile ]]; then
   python3 scripts/profile_ladder.py --bench "$build/bench/cured-bench" --out "$out/profile" --budget-s 420 \
     >"$out/profile.log" 2>&1
@@ -87,7 +122,7 @@ fi
 printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   tar czf "$OUT/device-out.tgz" "$out"
-  for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md profile/profile.md summary.txt; do
+  for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
   done
 fi

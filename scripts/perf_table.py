@@ -7,7 +7,15 @@ For each (type, op): one row per size with the cold times of cured and CUB and t
 (CUB time / cured time: above 1 means cured is faster), then the targets: the geometric mean
 of the ratio over 2^14..2^22 (target >= 1.5), over 2^10..2^12 (>= 1.0), the smallest ratio
 over 2^10..2^32 (>= 0.98), and, for sums, cured's blocking form against thrust::reduce at
-n <= 2^20 (>= 3). Each target line says met or MISSED.
+n <= 2^20 (>= 3). Each target line says met or MISSED. Rows of the normal and spread input
+families (cured-bench --data; the field "data", "exact" when absent) are tables of their own.
+
+Then the exact sums (cured-bench --ops sum,exact_sum): for each type and data family, cured's
+exact_sum against cured::sum on the same input, cold: the throughput ratio (sum time /
+exact_sum time: 1 means as fast) over n >= 2^26, geometric mean and smallest, with the issue's
+targets (normal data: float and double >= 0.9; spread data: float >= 0.8, double >= 0.75; no
+target for other types and families), and the time exact_sum takes beyond the sum at small n
+(largest over 2^10..2^16: at most 3 microseconds, "a few").
 """
 
 import json
@@ -41,22 +49,30 @@ def in_range(d, lo_exp, hi_exp):
     return [v for n, v in d.items() if 2 ** lo_exp <= n <= 2 ** hi_exp]
 
 
-def verdict(value, target, kind="at least"):
+def verdict(value, target, kind="at least", unit=""):
     if value is None:
         return "no data"
-    return f"{value:.2f} (target {kind} {target}: {'met' if value >= target else 'MISSED'})"
+    if target is None:
+        return f"{value:.2f}{unit} (no target)"
+    met = value >= target if kind == "at least" else value <= target
+    return f"{value:.2f}{unit} (target {kind} {target}{unit}: {'met' if met else 'MISSED'})"
+
+
+def data_of(row):
+    """The input family of a row; reports from before --data have only the exact family."""
+    return row.get("data") or "exact"
 
 
 def tables(reports):
     rows = [r for rep in reports for r in rep["rows"]]
-    groups = sorted({(r["type"], r["op"]) for r in rows})
+    groups = sorted({(r["type"], r["op"], data_of(r)) for r in rows})
     out = []
-    for type_name, op in groups:
-        g = [r for r in rows if r["type"] == type_name and r["op"] == op]
+    for type_name, op, data in groups:
+        g = [r for r in rows if r["type"] == type_name and r["op"] == op and data_of(r) == data]
         vs_cub = ratios(g, "cub", "cured")
         if not vs_cub:
             continue
-        out.append(f"### {type_name} {op}\n")
+        out.append(f"### {type_name} {op}" + ("" if data == "exact" else f" ({data} data)") + "\n")
         out.append("| n | cured ms | cub ms | cub / cured |")
         out.append("|---:|---:|---:|---:|")
         by = {(r["n"], r["impl"]): r for r in g}
@@ -76,6 +92,54 @@ def tables(reports):
     return out
 
 
+# The issue's exact-sum targets: exact_sum throughput / cured::sum throughput at n >= 2^26.
+EXACT_THROUGHPUT_TARGETS = {("float", "normal"): 0.9, ("double", "normal"): 0.9,
+                            ("float", "spread"): 0.8, ("double", "spread"): 0.75}
+EXACT_LARGE_EXP = 26
+# "At most a few microseconds over cured::sum" at small n (2^10..2^16), read as 3 us.
+EXACT_SMALL_EXTRA_US = 3.0
+EXACT_SMALL_EXPS = (10, 16)
+
+
+def exact_tables(reports):
+    """The exact_sum section: cured's exact_sum against cured::sum (impl cured, cold), per type and data family."""
+    rows = [r for rep in reports for r in rep["rows"]]
+    groups = sorted({(r["type"], data_of(r)) for r in rows if r["op"] == "exact_sum"})
+    out = []
+    for type_name, data in groups:
+        by = {}
+        for r in rows:
+            if r["type"] == type_name and data_of(r) == data and r["check"] == "ok" and cold(r):
+                by[(r["op"], r["impl"], r["n"])] = r
+        sizes = sorted(n for (op, impl, n) in by if op == "exact_sum" and impl == "cured" and ("sum", "cured", n) in by)
+        if not sizes:
+            continue
+        out.append(f"### {type_name} exact_sum against cured::sum ({data} data)\n")
+        out.append("| n | cured sum ms | cub sum ms | exact_sum ms | throughput exact / sum | extra us |")
+        out.append("|---:|---:|---:|---:|---:|---:|")
+        ratio, extra = {}, {}
+        for n in sizes:
+            s, e = cold(by[("sum", "cured", n)]), cold(by[("exact_sum", "cured", n)])
+            ratio[n], extra[n] = s / e, (e - s) * 1e3
+            cub = by.get(("sum", "cub", n))
+            out.append(f"| {n} | {s:.4f} | {f'{cold(cub):.4f}' if cub else '-'} | {e:.4f} | {ratio[n]:.2f} "
+                       f"| {extra[n]:.2f} |")
+        out.append("")
+        target = EXACT_THROUGHPUT_TARGETS.get((type_name, data))
+        large = [v for n, v in ratio.items() if n >= 2 ** EXACT_LARGE_EXP]
+        out.append(f"- throughput exact_sum / sum, geometric mean over n >= 2^{EXACT_LARGE_EXP}: "
+                   + verdict(geomean(large), target))
+        out.append(f"- throughput exact_sum / sum, smallest over n >= 2^{EXACT_LARGE_EXP}: "
+                   + verdict(min(large) if large else None, target))
+        small = in_range(extra, *EXACT_SMALL_EXPS)
+        out.append(f"- exact_sum time minus sum time, largest over 2^{EXACT_SMALL_EXPS[0]}..2^{EXACT_SMALL_EXPS[1]}: "
+                   + verdict(max(small) if small else None, EXACT_SMALL_EXTRA_US, "at most", " us"))
+        out.append("")
+    if out:
+        out = ["## Exact sums\n"] + out
+    return out
+
+
 def main(argv):
     if not argv:
         print(__doc__, file=sys.stderr)
@@ -87,7 +151,7 @@ def main(argv):
     run = reports[0]["run"]
     print(f"Device: {run.get('device')}; date {run.get('date')}; commands: "
           + "; ".join(f"`{r['run'].get('command')}`" for r in reports) + "\n")
-    print("\n".join(tables(reports)))
+    print("\n".join(tables(reports) + exact_tables(reports)))
     return 0
 
 

@@ -8,8 +8,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perf_table  # noqa: E402
 
 
-def row(impl, n, ms, check="ok", op="sum"):
-    return {"impl": impl, "type": "float", "op": op, "n": n, "cold_ms": ms, "hot_ms": None, "check": check}
+def row(impl, n, ms, check="ok", op="sum", type_name="float", data=None):
+    r = {"impl": impl, "type": type_name, "op": op, "n": n, "cold_ms": ms, "hot_ms": None, "check": check}
+    if data is not None:
+        r["data"] = data
+    return r
 
 
 class PerfTableTest(unittest.TestCase):
@@ -27,6 +30,58 @@ class PerfTableTest(unittest.TestCase):
         self.assertIn("geometric mean over 2^14..2^22: 2.00 (target at least 1.5: met)", text)
         self.assertIn("smallest over 2^10..2^32: 0.97 (target at least 0.98: MISSED)", text)
         self.assertIn("n <= 2^20: 2.00 (target at least 3.0: MISSED)", text)
+
+    def test_data_families_are_tables_of_their_own(self):
+        rows = [row("cured", 1024, 1.0), row("cub", 1024, 2.0),
+                row("cured", 1024, 1.0, data="exact"), row("cub", 1024, 4.0, data="normal"),
+                row("cured", 1024, 1.0, data="normal")]
+        text = "\n".join(perf_table.tables([{"run": {}, "rows": rows}]))
+        self.assertIn("### float sum\n", text)
+        self.assertIn("### float sum (normal data)\n", text)
+        self.assertIn("| 1024 | 1.0000 | 2.0000 | 2.00 |", text)
+        self.assertIn("| 1024 | 1.0000 | 4.0000 | 4.00 |", text)
+
+    def test_exact_sum_targets_are_judged(self):
+        rows = []
+        for e in range(10, 31):
+            n = 2 ** e
+            for data, type_name, exact_ms in (("normal", "float", 1.05), ("spread", "double", 1.25)):
+                rows += [row("cured", n, 1.0, type_name=type_name, data=data),
+                         row("cub", n, 1.1, type_name=type_name, data=data),
+                         row("cured", n, exact_ms if e >= 26 else 1.002, op="exact_sum", type_name=type_name,
+                             data=data)]
+            # half: no target; one exact_sum row that failed its check is left out
+            rows += [row("cured", n, 1.0, type_name="half", data="spread"),
+                     row("cured", n, 2.0, op="exact_sum", type_name="half", data="spread",
+                         check="ok" if e != 28 else "got 1 want 2")]
+        rows += [row("cured", 2 ** 12, 0.004, type_name="float", data="exact"),
+                 row("cured", 2 ** 12, 0.010, op="exact_sum", type_name="float", data="exact")]
+        text = "\n".join(perf_table.exact_tables([{"run": {}, "rows": rows}]))
+        self.assertTrue(text.startswith("## Exact sums"))
+        self.assertIn("### float exact_sum against cured::sum (normal data)", text)
+        self.assertIn("| 1024 | 1.0000 | 1.1000 | 1.0020 | 1.00 | 2.00 |", text)
+        # float normal: 1 / 1.05 = 0.95 >= 0.9 at n >= 2^26; 2 us extra at small n
+        normal = text.split("### float exact_sum against cured::sum (normal data)")[1].split("###")[0]
+        self.assertIn("geometric mean over n >= 2^26: 0.95 (target at least 0.9: met)", normal)
+        self.assertIn("smallest over n >= 2^26: 0.95 (target at least 0.9: met)", normal)
+        self.assertIn("largest over 2^10..2^16: 2.00 us (target at most 3.0 us: met)", normal)
+        # double spread: 1 / 1.25 = 0.80 >= 0.75
+        spread = text.split("### double exact_sum against cured::sum (spread data)")[1].split("###")[0]
+        self.assertIn("smallest over n >= 2^26: 0.80 (target at least 0.75: met)", spread)
+        # half: ratios without a target; 1 ms extra at small n misses; the failed row is left out
+        half = text.split("### half exact_sum against cured::sum (spread data)")[1].split("###")[0]
+        self.assertIn("smallest over n >= 2^26: 0.50 (no target)", half)
+        self.assertIn("largest over 2^10..2^16: 1000.00 us (target at most 3.0 us: MISSED)", half)
+        self.assertNotIn(f"| {2 ** 28} |", half)
+        # float exact data: 6 us extra misses; nothing at n >= 2^26
+        exact = text.split("### float exact_sum against cured::sum (exact data)")[1]
+        self.assertIn("geometric mean over n >= 2^26: no data", exact)
+        self.assertIn("largest over 2^10..2^16: 6.00 us (target at most 3.0 us: MISSED)", exact)
+        # a float spread ratio of 0.79 misses its 0.8
+        slow = [row("cured", 2 ** 26, 1.0, data="spread"),
+                row("cured", 2 ** 26, 1.0 / 0.79, op="exact_sum", data="spread")]
+        self.assertIn("0.79 (target at least 0.8: MISSED)", "\n".join(perf_table.exact_tables([{"rows": slow}])))
+        self.assertEqual(perf_table.exact_tables([{"rows": [row("cured", 1024, 1.0)]}]), [])
 
     def test_geomean(self):
         self.assertAlmostEqual(perf_table.geomean([1.0, 4.0]), 2.0)

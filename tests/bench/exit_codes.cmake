@@ -25,10 +25,30 @@ expect_status(2 --sizes 12q)
 expect_status(2 --types int64x)
 expect_status(2 --mode lukewarm)
 expect_status(2 --nonsense)
+expect_status(2 --data uniform)
+expect_status(2 --data normal --types int32)
+expect_status(2 --ops exact)
 # A small real run (CPU rows only, so it works with and without a GPU), as CSV on stdout.
 expect_status(0 --impl cpu,cpu-mt --sizes 1000,2^12 --types int32 --samples 2 --mode cold --format csv)
 string(REGEX MATCHALL "\n[^\n]*,ok" ok_rows "${last_stdout}")
 list(LENGTH ok_rows count)
 if(NOT count EQUAL 4)
   message(FATAL_ERROR "want 4 rows checked ok in the CSV, got ${count}:\n${last_stdout}")
+endif()
+
+# The normal and spread families, plain and exact sums (the CPU rows: cured::cpu's serial sum,
+# within its error bound, and its exact sum, bit for bit), with the data family in the CSV.
+expect_status(0 --impl cpu --sizes 1000,2^12 --types float,double --ops sum,exact_sum --data spread --samples 2
+              --mode cold --format csv)
+string(REGEX MATCHALL "\n[^\n]*,spread,[^\n]*,ok" ok_rows "${last_stdout}")
+list(LENGTH ok_rows count)
+if(NOT count EQUAL 8)
+  message(FATAL_ERROR "want 8 spread rows checked ok in the CSV, got ${count}:\n${last_stdout}")
+endif()
+expect_status(0 --impl cpu,cpu-mt --sizes 3000 --types double --ops all --data normal --samples 2 --mode cold
+              --format csv)
+string(REGEX MATCHALL "\n[^\n]*,normal,[^\n]*,ok" ok_rows "${last_stdout}")
+list(LENGTH ok_rows count)
+if(NOT count EQUAL 3)  # cpu sum, cpu exact_sum, cpu-mt sum
+  message(FATAL_ERROR "want 3 normal rows checked ok in the CSV, got ${count}:\n${last_stdout}")
 endif()

@@ -237,6 +237,7 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o.sizes, cb::default_sizes());
   EXPECT_EQ(o.types, (strings{"float", "int32"}));
   EXPECT_EQ(o.ops, (strings{"sum"}));
+  EXPECT_EQ(o.data, cb::data_family::exact);
   EXPECT_TRUE(o.cold);
   EXPECT_TRUE(o.hot);
   EXPECT_EQ(o.samples, 0);
@@ -252,7 +253,11 @@ TEST(Options, Defaults) {
 TEST(Options, CanonicalNameLists) {
   EXPECT_EQ(strings(cb::implementation_names().begin(), cb::implementation_names().end()), all_impls);
   EXPECT_EQ(cb::type_names().size(), 5u);
-  EXPECT_EQ(cb::op_names().size(), 5u);
+  EXPECT_EQ(strings(cb::op_names().begin(), cb::op_names().end()),
+            (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
+  EXPECT_EQ(strings(cb::data_names().begin(), cb::data_names().end()), (strings{"exact", "normal", "spread"}));
+  for (auto f : {cb::data_family::exact, cb::data_family::normal, cb::data_family::spread})
+    EXPECT_EQ(cb::data_name(f), cb::data_names()[std::size_t(f)]);
 }
 
 // ---- --impl and --steps -----------------------------------------------------------------
@@ -320,11 +325,45 @@ TEST(Options, TypesAndOps) {
   EXPECT_EQ(parse({"--types", "half,uint32,float"}).types, (strings{"float", "uint32", "half"}));
   EXPECT_EQ(parse({"--types", "all"}).types.size(), 5u);
   EXPECT_EQ(parse({"--ops", "argmax,sum,min"}).ops, (strings{"sum", "min", "argmax"}));
-  EXPECT_EQ(parse({"--ops", "all"}).ops, (strings{"sum", "min", "max", "argmin", "argmax"}));
+  EXPECT_EQ(parse({"--ops", "all"}).ops, (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
+  EXPECT_EQ(parse({"--ops", "exact_sum"}).ops, (strings{"exact_sum"}));
+  EXPECT_EQ(parse({"--ops", "exact_sum,sum,exact_sum"}).ops, (strings{"sum", "exact_sum"}));  // canonical, unique
+  EXPECT_EQ(parse({"--ops", "max,exact_sum"}).ops, (strings{"exact_sum", "max"}));
+  expect_error(error_of({"--ops", "exact"}), "'exact'", "unknown op");
+  expect_error(error_of({"--ops", "exact-sum"}), "'exact-sum'", "unknown op");
+  expect_error(error_of({"--ops", "Exact_sum"}), "'Exact_sum'", "unknown op");
   expect_error(error_of({"--types", "float,f32"}), "'f32'", "unknown type");
   expect_error(error_of({"--types", "Float"}), "'Float'", "unknown type");
   expect_error(error_of({"--ops", "prod"}), "'prod'", "unknown op");
   expect_error(error_of({"--ops", "sum,"}), "'sum,'", "empty item");
+}
+
+TEST(Options, DataFamily) {
+  EXPECT_EQ(parse({"--data", "exact"}).data, cb::data_family::exact);
+  EXPECT_EQ(parse({"--data", "normal"}).data, cb::data_family::normal);
+  EXPECT_EQ(parse({"--data=spread"}).data, cb::data_family::spread);
+  EXPECT_EQ(parse({"--data", "normal", "--data", "exact"}).data, cb::data_family::exact);  // the last one wins
+  // The exact family keeps the default types; normal and spread default to the floating pair.
+  EXPECT_EQ(parse({"--data", "exact"}).types, (strings{"float", "int32"}));
+  EXPECT_EQ(parse({"--data", "normal"}).types, (strings{"float", "double"}));
+  EXPECT_EQ(parse({"--data", "spread"}).types, (strings{"float", "double"}));
+  EXPECT_EQ(parse({"--types", "half", "--data", "spread"}).types, (strings{"half"}));
+  EXPECT_EQ(parse({"--data", "normal", "--types", "half,double,float"}).types, (strings{"float", "double", "half"}));
+  EXPECT_EQ(parse({"--data", "exact", "--types", "all"}).types.size(), 5u);
+  // The command line.
+  const cb::options o = parse({"--impl", "cured,cub", "--types", "float,double", "--ops", "sum,exact_sum", "--data",
+                               "spread", "--sizes", "2^10..2^30", "--mode", "cold", "--format", "json"});
+  EXPECT_EQ(o.impls, (strings{"cured", "cub"}));
+  EXPECT_EQ(o.ops, (strings{"sum", "exact_sum"}));
+  EXPECT_EQ(o.data, cb::data_family::spread);
+  EXPECT_EQ(o.sizes.size(), 21u);
+  // Errors: unknown names, and integer types, which have the exact family only.
+  expect_error(error_of({"--data", "uniform"}), "'uniform'", "unknown data family");
+  expect_error(error_of({"--data", "Normal"}), "'Normal'", "unknown data family");
+  expect_error(error_of({"--data", "normal,spread"}), "'normal,spread'", "unknown data family");
+  expect_error(error_of({"--data", "normal", "--types", "float,int32"}), "'int32'", "normal");
+  expect_error(error_of({"--types", "uint32", "--data", "spread"}), "'uint32'", "spread");
+  expect_error(error_of({"--data", "spread", "--types", "all"}), "'int32'", "spread");
 }
 
 TEST(Options, Mode) {
@@ -413,7 +452,7 @@ TEST(Options, LaterValuesWin) {
 
 TEST(Options, MissingValuesAndUnknownOptions) {
   for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
-                          "--device", "--format", "--out", "--seed"}) {
+                          "--device", "--format", "--out", "--seed", "--data"}) {
     expect_error(error_of({opt}), std::string("'") + opt + "'", "needs a value");
     const std::string eq = std::string(opt) + "=";
     expect_error(error_of({eq.c_str()}), std::string("'") + opt + "'", "needs a value");
@@ -482,8 +521,10 @@ TEST(Usage, NamesEveryOption) {
   ASSERT_FALSE(u.empty());
   EXPECT_EQ(u.back(), '\n');
   for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
-                          "--device", "--format", "--out", "--seed", "--list", "--help", "-h", "N [STEP [THREADS]]"})
+                          "--device", "--format", "--out", "--seed", "--data", "--list", "--help", "-h",
+                          "N [STEP [THREADS]]"})
     EXPECT_NE(u.find(opt), std::string::npos) << opt;
   for (const auto name : cb::type_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
   for (const auto name : cb::op_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
+  for (const auto name : cb::data_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
 }

@@ -23,8 +23,8 @@ namespace cb = cured::bench;
 namespace {
 
 constexpr double nan_v = cb::not_measured;
-constexpr std::size_t csv_columns = 14;
-constexpr std::size_t display_columns = 13;
+constexpr std::size_t csv_columns = 15;
+constexpr std::size_t display_columns = 14;
 
 const std::string tricky = "got \"3\", want 4\\n\nsecond line\tand | pipe";
 
@@ -70,6 +70,11 @@ std::vector<cb::row> sample_rows() {
   rows.push_back(make_row("cpu", "double", 123456789, nan_v, 12.5));
   rows.push_back(make_row("cub", "int32", 1000, nan_v, nan_v, 0, "skipped: needs 1 MiB, 0 MiB free"));
   rows.push_back(make_row("step7", "int32", 1000, 0.001, nan_v, 256, tricky));
+  rows.push_back(make_row("cured", "double", 1 << 26, 0.2, 0.19));
+  rows.back().op = "exact_sum";
+  rows.back().data = "spread";
+  rows.push_back(make_row("cub", "float", 1 << 26, 0.1, 0.09, 0, "ok"));
+  rows.back().data = "normal";
   cb::fill_derived(rows, make_info());
   return rows;
 }
@@ -395,6 +400,20 @@ TEST(FillDerived, SpeedupsMatchTypeOpAndSize) {
   EXPECT_TRUE(std::isnan(rows[8].vs_cub));
 }
 
+TEST(FillDerived, SpeedupsMatchTheDataFamily) {
+  std::vector<cb::row> rows = {make_row("cub", "float", 1000, 0.004, 0.004),     // 0: exact data
+                               make_row("cub", "float", 1000, 0.008, 0.008),     // 1: normal data
+                               make_row("cured", "float", 1000, 0.002, 0.002),   // 2: normal data
+                               make_row("cured", "float", 1000, 0.001, 0.001),   // 3: exact data
+                               make_row("cured", "float", 1000, 0.002, 0.002)};  // 4: spread data, no cub
+  rows[1].data = rows[2].data = "normal";
+  rows[4].data = "spread";
+  cb::fill_derived(rows, {});
+  EXPECT_DOUBLE_EQ(rows[2].vs_cub, 4);  // against the normal cub row, not the exact one
+  EXPECT_DOUBLE_EQ(rows[3].vs_cub, 4);
+  EXPECT_TRUE(std::isnan(rows[4].vs_cub));
+}
+
 TEST(FillDerived, ReferenceWithoutTimesGivesNaN) {
   std::vector<cb::row> rows = {make_row("step1", "float", 64, nan_v, nan_v, 256, "skipped: x"),
                                make_row("cub", "float", 64, 0.001, nan_v),
@@ -428,8 +447,9 @@ TEST(Csv, EveryLineHasEveryFieldAndReadsBack) {
   EXPECT_EQ(text.find("nan"), std::string::npos);
   const auto records = read_csv(text);
   ASSERT_EQ(records.size(), rows.size() + 1);
-  EXPECT_EQ(records[0], (std::vector<std::string>{"impl", "type", "op", "n", "block", "cold_ms", "hot_ms", "bytes",
-                                                  "gbps", "pct_ceiling", "pct_peak", "vs_step1", "vs_cub", "check"}));
+  EXPECT_EQ(records[0], (std::vector<std::string>{"impl", "type", "op", "data", "n", "block", "cold_ms", "hot_ms",
+                                                  "bytes", "gbps", "pct_ceiling", "pct_peak", "vs_step1", "vs_cub",
+                                                  "check"}));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& f = records[i + 1];
     const auto& r = rows[i];
@@ -437,17 +457,18 @@ TEST(Csv, EveryLineHasEveryFieldAndReadsBack) {
     EXPECT_EQ(f[0], r.impl);
     EXPECT_EQ(f[1], r.type);
     EXPECT_EQ(f[2], r.op);
-    EXPECT_EQ(std::stoll(f[3]), r.n);
-    EXPECT_EQ(f[4], r.block > 0 ? std::to_string(r.block) : "");
+    EXPECT_EQ(f[3], r.data);
+    EXPECT_EQ(std::stoll(f[4]), r.n);
+    EXPECT_EQ(f[5], r.block > 0 ? std::to_string(r.block) : "");
     const double values[] = {r.cold_ms, r.hot_ms, r.bytes, r.gbps, r.pct_ceiling, r.pct_peak, r.vs_step1, r.vs_cub};
     for (std::size_t k = 0; k < std::size(values); ++k) {
       if (std::isnan(values[k])) {
-        EXPECT_EQ(f[5 + k], "") << records[0][5 + k] << " of line " << i + 2;
+        EXPECT_EQ(f[6 + k], "") << records[0][6 + k] << " of line " << i + 2;
       } else {
-        EXPECT_EQ(std::stod(f[5 + k]), values[k]) << records[0][5 + k] << " of line " << i + 2;  // round trip
+        EXPECT_EQ(std::stod(f[6 + k]), values[k]) << records[0][6 + k] << " of line " << i + 2;  // round trip
       }
     }
-    EXPECT_EQ(f[13], r.check);
+    EXPECT_EQ(f[14], r.check);
   }
 }
 
@@ -497,6 +518,7 @@ TEST(Json, ParsesAndRoundTrips) {
     EXPECT_EQ(o["impl"].str, r.impl);
     EXPECT_EQ(o["type"].str, r.type);
     EXPECT_EQ(o["op"].str, r.op);
+    EXPECT_EQ(o["data"].str, r.data);
     EXPECT_EQ(o["n"].num, double(r.n));
     EXPECT_EQ(o["check"].str, r.check);
     if (r.block > 0) {
@@ -577,7 +599,7 @@ TEST(Table, HeaderAndEveryImplementation) {
   for (const auto name : {"step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8", "step9", "step10",
                           "cured", "cub", "thrust", "cpu", "cpu-mt"})
     EXPECT_NE(text.find(std::string("\n") + name + " "), std::string::npos) << name;
-  for (const char* title : {"impl", "type", "op", "n", "block", "cold ms", "hot ms", "GB/s", "%ceil", "%peak",
+  for (const char* title : {"impl", "type", "op", "data", "n", "block", "cold ms", "hot ms", "GB/s", "%ceil", "%peak",
                             "x step1", "x cub", "check"})
     EXPECT_NE(text.find(title), std::string::npos) << title;
   EXPECT_NE(text.find("0.5000"), std::string::npos);   // times with four decimals
@@ -618,7 +640,7 @@ TEST(Table, NotMeasuredShowsDash) {
   std::istringstream cells(lines.back());
   std::vector<std::string> words;
   for (std::string w; cells >> w;) words.push_back(w);
-  EXPECT_EQ(words, (std::vector<std::string>{"cpu", "float", "sum", "5", "-", "-", "-", "-", "-", "-", "-", "-",
+  EXPECT_EQ(words, (std::vector<std::string>{"cpu", "float", "sum", "exact", "5", "-", "-", "-", "-", "-", "-", "-", "-",
                                              "ok"}));
   EXPECT_NE(text.find("unknown device"), std::string::npos);
   EXPECT_NE(render(cb::options::format::table, {}).find("(no rows)"), std::string::npos);

@@ -1,0 +1,15 @@
+#pragma once
+// The input families cured-bench can time (--data). Plain C++, shared by the command line
+// (options.hpp) and the device generators (inputs.cuh).
+
+namespace cured::bench {
+
+/// exact: small integers (floating types) or random words (integers), every sum exact in any
+///        order, so every implementation's sum must match bit for bit;
+/// normal: N(0, 1) values, floating types only: typical data;
+/// spread: random sign and mantissa, binary exponent uniform over the type's finite range
+///         (subnormals included) up to a cap that keeps sums of up to 2^34 elements finite:
+///         adversarial data for exact sums. Floating types only.
+enum class data_family { exact, normal, spread };
+
+}  // namespace cured::bench

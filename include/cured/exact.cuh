@@ -120,7 +120,7 @@ void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspac
                                                    ws.ticket());
       fast = fast_out;
     }
-    constexpr auto kernel = ex::exact_double_kernel<Block, policy>;
+    constexpr auto kernel = ex::exact_double_kernel<Block>;
     const int grid = exact_grid<double, kernel>(Block, n, ws, shape);
     kernel<<<unsigned(grid), Block, 0, stream>>>(in, n, out, st, fast);
   } else {

@@ -122,6 +122,7 @@ __host__ __device__ inline std::uint64_t extract(const std::uint32_t* d, int cou
 /// Whether any of bits [0, end) of d is set.
 __host__ __device__ inline bool any_below(const std::uint32_t* d, int end) {
   const int j = end >> 5;
+#pragma unroll 1
   for (int k = 0; k < j; ++k)
     if (d[k]) return true;
   const int s = end & 31;
@@ -151,6 +152,7 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
   // Carries: every digit into [0, 2^32), the sign in the final carry (0 or -1).
   std::uint32_t d[max_limbs];
   std::int64_t carry = 0;
+#pragma unroll 1
   for (int j = 0; j < count; ++j) {
     const std::int64_t v = limbs[j] + carry;
     d[j] = std::uint32_t(v);
@@ -159,13 +161,15 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
   const bool negative = carry < 0;
   if (negative) {  // the magnitude: two's complement of the digits
     std::uint64_t c = 1;
-    for (int j = 0; j < count; ++j) {
+  #pragma unroll 1
+  for (int j = 0; j < count; ++j) {
       const std::uint64_t t = std::uint64_t(std::uint32_t(~d[j])) + c;
       d[j] = std::uint32_t(t);
       c = t >> 32;
     }
   }
   int top = count - 1;
+#pragma unroll 1
   while (top >= 0 && d[top] == 0) --top;
   if (top < 0) return (empty || (flags & flag_not_neg_zero)) ? Out(0) : -Out(0);
   const int msb = 32 * top + 31 - detail::leading_zeros(d[top]);  // the leading one's bit
@@ -197,7 +201,16 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
   return negative ? -Out(r) : Out(r);
 }
 
-/// Block-wide helpers. `block_limbs` is the block's shared accumulator.
+/// Adds a finite double to limbs in `memory` (shared or global) with atomics.
+__device__ __noinline__ void add_double(unsigned long long* limbs, double v) {
+  if (v == 0) return;
+  std::int64_t m;
+  int p;
+  decompose(v, m, p);
+  add_scaled(m, p, [limbs](int j, std::uint64_t digit) { atomicAdd(&limbs[j], digit); });
+}
+
+/// A block's fixed-point accumulator in shared memory.
 template <int Limbs>
 struct block_accumulator {
   unsigned long long limbs[Limbs];
@@ -210,12 +223,36 @@ struct block_accumulator {
   __device__ void add(std::int64_t v, int p) {
     add_scaled(v, p, [this](int j, std::uint64_t digit) { atomicAdd(&limbs[j], digit); });
   }
-  __device__ void add(double v) {  // v finite
-    if (v == 0) return;
-    std::int64_t m;
-    int p;
-    decompose(v, m, p);
-    add(m, p);
+  /// One finite double per lane of a full warp. Lanes whose digits fall within 8 limbs of the
+  /// warp's lowest are summed with shuffles first (one atomic per limb instead of one per lane
+  /// and digit: 32 lanes on the same address would serialize); the others add their own.
+  __device__ void add_warp(double v) {
+    constexpr int window = 8;
+    std::int64_t m = 0;
+    int p = 0;
+    if (v != 0) decompose(v, m, p);
+    const int j = v != 0 ? p >> 5 : Limbs;
+    const int low = int(__reduce_min_sync(0xffffffffu, unsigned(j)));
+    if (low == Limbs) return;  // all zero
+    std::uint64_t slot[window] = {};
+    if (v != 0 && j - low <= window - 3) {
+      add_scaled(m, p, [&](int k, std::uint64_t digit) {
+#pragma unroll
+        for (int w = 0; w < window; ++w) slot[w] += k - low == w ? digit : 0;
+      });
+    } else if (v != 0) {
+      add(m, p);
+    }
+#pragma unroll
+    for (int w = 0; w < window; ++w) {
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) slot[w] += __shfl_down_sync(0xffffffffu, slot[w], o);
+    }
+    if (threadIdx.x % 32 == 0) {
+#pragma unroll
+      for (int w = 0; w < window; ++w)
+        if (slot[w]) atomicAdd(&limbs[low + w], slot[w]);  // nonzero only where a digit landed
+    }
   }
   __device__ void add_flags(unsigned f) {
     if (f) atomicOr(&flags, f);
@@ -229,6 +266,18 @@ template <class Out, int Limbs>
 __device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Out* out, int base, bool empty) {
   if (threadIdx.x >= 32) return;
   const unsigned lane = threadIdx.x;
+  if (gridDim.x == 1) {  // the block holds the whole sum (and the workspace's state is zero)
+    unsigned long long from_memory = 0;
+    if (lane == 0) {
+      for (int j = 0; j < Limbs; ++j) from_memory |= __ldcg(&st->limbs[j]);
+      acc.flags |= __ldcg(&st->flags);
+    }
+    if (__shfl_sync(0xffffffffu, from_memory, 0) == 0) {
+      if (lane == 0)
+        *out = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), Limbs, base, acc.flags, empty);
+      return;
+    }
+  }
   for (int j = lane; j < Limbs; j += 32)
     if (acc.limbs[j]) atomicAdd(&st->limbs[j], acc.limbs[j]);
   if (lane == 0 && acc.flags) atomicOr(&st->flags, acc.flags);
@@ -432,10 +481,10 @@ struct expansion {
   unsigned flags;
 };
 
-/// Adds a double exactly: what the expansion cannot hold goes to the block's accumulator.
-template <class Acc>
+/// Adds a double exactly: what the expansion cannot hold goes straight to the workspace's
+/// fixed-point accumulator (`limbs`, in global memory: fire-and-forget atomics).
 struct expansion_add {
-  Acc* acc;
+  unsigned long long* limbs;
   __device__ __forceinline__ expansion operator()(expansion a, double x) const {
     if (__double_as_longlong(x) != std::int64_t(0x8000000000000000ull)) a.flags |= flag_not_neg_zero;
     if (!isfinite(x)) {
@@ -443,25 +492,31 @@ struct expansion_add {
       return a;
     }
     if (fabs(x) >= 0x1p1000) {  // keep every TwoSum below overflow
-      acc->add(x);
+      add_double(limbs, x);
       return a;
     }
-    double s = __dadd_rn(a.hi, x);
-    if (fabs(s) >= 0x1p1001) {
-      acc->add(a.hi);
+    if (fabs(__dadd_rn(a.hi, x)) >= 0x1p1001) {
+      add_double(limbs, a.hi);
       a.hi = x;
       return a;
     }
     double e, r;
     two_sum(a.hi, x, a.hi, e);
     two_sum(a.lo, e, a.lo, r);  // |lo| stays far below 2^1000 for any n below 2^44
-    if (r != 0) acc->add(r);
+    if (r != 0) add_double(limbs, r);
     return a;
   }
 };
 
-template <unsigned Block, class Policy>
-__global__ void __launch_bounds__(Block) exact_double_kernel(const double* __restrict__ in, std::int64_t n,
+/// The exact pass's loads: four 16-byte vectors in flight per thread, 64 registers at most.
+template <unsigned Block>
+struct exact_pass_policy {
+  static constexpr unsigned block = Block;
+  static constexpr int unroll = 4;
+};
+
+template <unsigned Block>
+__global__ void __launch_bounds__(Block, 1024 / Block) exact_double_kernel(const double* __restrict__ in, std::int64_t n,
                                                              double* __restrict__ out, state* st,
                                                              const bounded_sum* fast) {
   __shared__ block_accumulator<layout<double>::limbs> acc;
@@ -476,13 +531,15 @@ __global__ void __launch_bounds__(Block) exact_double_kernel(const double* __res
   if (decided) return;
   const std::int64_t threads = std::int64_t(gridDim.x) * Block;
   const std::int64_t thread = std::int64_t(blockIdx.x) * Block + threadIdx.x;
-  expansion_add<block_accumulator<layout<double>::limbs>> op{&acc};
+  expansion_add op{st->limbs};
   pass_through load;
-  const expansion e = thread_reduce<Policy>(in, n, load, op, expansion{0.0, 0.0, 0u}, thread, threads);
-  acc.add(e.hi);
-  acc.add(e.lo);
+  const expansion e =
+      thread_reduce<exact_pass_policy<Block>>(in, n, load, op, expansion{0.0, 0.0, 0u}, thread, threads);
+  acc.add_warp(e.hi);
+  acc.add_warp(e.lo);
   const unsigned flags = __reduce_or_sync(0xffffffffu, e.flags);
   if (threadIdx.x % 32 == 0) acc.add_flags(flags);
+  __threadfence();  // the remainders' atomics, before the ticket
   __syncthreads();
   finish_grid(acc, st, out, layout<double>::base, n == 0);
 }

@@ -24,7 +24,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 note "device: $(tail -1 "$out/device.txt")"
 
 if [[ $mode == tests || $mode == all ]]; then
-  for t in cpu ladder library bench; do
+  for t in cpu ladder library exact bench; do
     bin="$build/tests/$t/cured_tests_$t"
     [[ -x $bin ]] || continue
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
@@ -38,7 +38,7 @@ if [[ $mode == sanitize || $mode == all ]]; then
   # Small sizes only: the sanitizers slow kernels down a hundredfold or more.
   export CURED_TEST_MAX_N=5000
   for tool in memcheck racecheck initcheck synccheck; do
-    for t in ladder library; do
+    for t in ladder library exact; do
       bin="$build/tests/$t/cured_tests_$t"
       filter='*'
       [[ $tool == racecheck || $tool == initcheck ]] && filter='-*Large*:*SeveralStreams*'

@@ -42,6 +42,13 @@
 #include "cured/device/single_pass.cuh"
 #include "cured/ops.cuh"
 
+// Keeps a loop rolled in device code (the host compiler does not know the pragma).
+#ifdef __CUDA_ARCH__
+#define CURED_ROLLED _Pragma("unroll 1")
+#else
+#define CURED_ROLLED
+#endif
+
 namespace cured::device::exact {
 
 // ---- the fixed-point accumulator -----------------------------------------------------------
@@ -122,7 +129,7 @@ __host__ __device__ inline std::uint64_t extract(const std::uint32_t* d, int cou
 /// Whether any of bits [0, end) of d is set.
 __host__ __device__ inline bool any_below(const std::uint32_t* d, int end) {
   const int j = end >> 5;
-#pragma unroll 1
+CURED_ROLLED
   for (int k = 0; k < j; ++k)
     if (d[k]) return true;
   const int s = end & 31;
@@ -152,7 +159,7 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
   // Carries: every digit into [0, 2^32), the sign in the final carry (0 or -1).
   std::uint32_t d[max_limbs];
   std::int64_t carry = 0;
-#pragma unroll 1
+CURED_ROLLED
   for (int j = 0; j < count; ++j) {
     const std::int64_t v = limbs[j] + carry;
     d[j] = std::uint32_t(v);
@@ -161,7 +168,7 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
   const bool negative = carry < 0;
   if (negative) {  // the magnitude: two's complement of the digits
     std::uint64_t c = 1;
-  #pragma unroll 1
+  CURED_ROLLED
   for (int j = 0; j < count; ++j) {
       const std::uint64_t t = std::uint64_t(std::uint32_t(~d[j])) + c;
       d[j] = std::uint32_t(t);
@@ -169,7 +176,7 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
     }
   }
   int top = count - 1;
-#pragma unroll 1
+CURED_ROLLED
   while (top >= 0 && d[top] == 0) --top;
   if (top < 0) return (empty || (flags & flag_not_neg_zero)) ? Out(0) : -Out(0);
   const int msb = 32 * top + 31 - detail::leading_zeros(d[top]);  // the leading one's bit
@@ -202,7 +209,7 @@ __host__ __device__ Out round_fixed(const std::int64_t* limbs, int count, int ba
 }
 
 /// Adds a finite double to limbs in `memory` (shared or global) with atomics.
-__device__ __noinline__ void add_double(unsigned long long* limbs, double v) {
+inline __device__ __noinline__ void add_double(unsigned long long* limbs, double v) {
   if (v == 0) return;
   std::int64_t m;
   int p;
@@ -545,3 +552,4 @@ __global__ void __launch_bounds__(Block, 1024 / Block) exact_double_kernel(const
 }
 
 }  // namespace cured::device::exact
+#undef CURED_ROLLED

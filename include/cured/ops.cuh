@@ -135,6 +135,20 @@ CURED_HD inline key_value<T> arg_pick(const key_value<T>& a, const key_value<T>&
   return a.index <= b.index ? a : b;
 }
 
+/// The same rule for two values whose indices are known to be ordered: true when b, found at
+/// a larger index than a, replaces a (a is not NaN, and b is NaN or strictly better). With
+/// it, arg_pick(a, b) picks b exactly when a.index < b.index ? arg_later(a, b) : !arg_later(b, a).
+template <bool Max, class T>
+CURED_HD inline bool arg_later(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T> || is_half_like<T>) {
+    using F = std::conditional_t<is_half_like<T>, float, T>;  // half and bfloat16 compare exactly as float
+    const F x = F(a), y = F(b);
+    return (x == x) & (Max ? !(y <= x) : !(y >= x));  // !(y <= x): y > x, or y is NaN; & keeps it branch-free
+  } else {
+    return Max ? less(a, b) : less(b, a);
+  }
+}
+
 }  // namespace detail
 
 struct arg_minimum {

@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -104,10 +105,47 @@ void transform_reduce(const T* d_in, std::int64_t n, Init* d_out, Transform tran
   launch<M, Init>(d_in, n, d_out, transform_load<Init, Transform>{transform}, op, no_finish{}, init, ws, stream);
 }
 
+/// Test hooks of the arg kernel, left alone otherwise: the elements of a piece (keys within a
+/// piece are 32-bit; see device::arg_kernel; at most 2^30), a cap on the grid (0: none), and
+/// the tile count from which the last block compares 64-bit indices (at most 2^31 - 1). With
+/// them small, a small input takes several tiles per block, several pieces, the wide path.
+inline std::atomic<std::int64_t> arg_piece_elements{std::int64_t(1) << 30};
+inline std::atomic<std::int64_t> arg_grid_cap{0};
+inline std::atomic<std::int64_t> arg_wide_tiles{device::no_local};
+
+/// The arg kernel's grid for n elements.
+template <bool Max, class T>
+std::int64_t arg_grid(std::int64_t n, const workspace& ws) {
+  const std::int64_t grid = device::arg_grid_for<device::policy, Max, T>(n, ws.device(), ws.sm_count());
+  const std::int64_t cap = arg_grid_cap.load(std::memory_order_relaxed);
+  return cap > 0 && cap < grid ? cap : grid;
+}
+
 template <mode M, class ArgOp, class T>
 void arg_reduce(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& ws, cudaStream_t stream) {
   using kv = key_value<T>;
-  launch<M, kv>(d_in, n, d_out, index_load<T>{}, ArgOp{}, arg_finish{}, ArgOp::template identity<kv>(), ws, stream);
+  if constexpr (!device::arg_vectorizable<T>) {
+    launch<M, kv>(d_in, n, d_out, index_load<T>{}, ArgOp{}, arg_finish{}, ArgOp::template identity<kv>(), ws, stream);
+  } else {
+    static_assert(sizeof(kv) <= workspace::max_accumulator_bytes);
+    constexpr bool max = std::is_same_v<ArgOp, arg_maximum>;
+    static_assert(max || std::is_same_v<ArgOp, arg_minimum>);
+    using policy = device::policy;
+    if (n < 0) throw_invalid("negative element count " + std::to_string(n));
+    workspace::use use(ws, stream, M == mode::blocking);
+    if (n > 0) use.check_pointer(d_in, 0, "the input");
+    if constexpr (M == mode::async) use.check_pointer(d_out, 1, "the output");
+    const std::int64_t grid = arg_grid<max, T>(n, ws);
+    (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+    device::arg_kernel<policy, max, T><<<unsigned(grid), policy::block, 0, stream>>>(
+        d_in,
+        device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed),
+                                        arg_wide_tiles.load(std::memory_order_relaxed)),
+        d_out, static_cast<kv*>(ws.partials()), ws.ticket());
+    const cudaError_t launch_error = cudaGetLastError();
+    use.enqueued();  // before throwing: a launched kernel must still be tracked
+    if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "arg_kernel launch", __FILE__, __LINE__);
+  }
 }
 
 /// The calling thread's workspace for the blocking forms: one per device, made on first use.

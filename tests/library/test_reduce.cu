@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -152,6 +153,138 @@ TYPED_TEST(ReduceTest, MisalignedInputs) {
   for (std::int64_t off = 1; off * std::int64_t(sizeof(T)) < 16; ++off)
     for (std::int64_t n : {1LL, 7LL, 33LL, 4099LL, (1LL << 20) + 3})
       if (n <= cured::test::max_test_n()) check_all_ops(d.data(), h, off, n, ws, "offset " + std::to_string(off * sizeof(T)) + " bytes, n " + std::to_string(n));
+}
+
+/// Sets the arg kernel's test hooks (piece length, grid cap, tile count for the wide last
+/// block) for one scope.
+class arg_hooks {
+public:
+  arg_hooks(std::int64_t piece_elements, std::int64_t grid_cap, std::int64_t wide_tiles)
+      : piece_(cured::detail::arg_piece_elements.exchange(piece_elements)),
+        cap_(cured::detail::arg_grid_cap.exchange(grid_cap)),
+        wide_(cured::detail::arg_wide_tiles.exchange(wide_tiles)) {}
+  ~arg_hooks() {
+    cured::detail::arg_piece_elements.store(piece_);
+    cured::detail::arg_grid_cap.store(cap_);
+    cured::detail::arg_wide_tiles.store(wide_);
+  }
+  arg_hooks(const arg_hooks&) = delete;
+  arg_hooks& operator=(const arg_hooks&) = delete;
+
+private:
+  std::int64_t piece_, cap_, wide_;
+};
+
+/// Where some of the arg kernel's tiles of in[0, n) start (the second; the last of the first
+/// round of blocks and the next, which block 0 takes next; the middle one; the last one), and
+/// where its tail starts.
+template <class T>
+std::vector<std::int64_t> arg_tile_starts(const T* in, std::int64_t n, cured::workspace& ws) {
+  using policy = cured::device::policy;
+  constexpr std::int64_t size = cured::device::vector16<T>::size, tile = policy::block * policy::unroll * size;
+  const std::int64_t grid = cured::detail::arg_grid<true, T>(n, ws);
+  const std::int64_t head = cured::device::unaligned_head(in, n), vectors = (n - head) / size;
+  const std::int64_t tiles = (vectors * size + tile - 1) / tile;
+  std::vector<std::int64_t> starts;
+  for (std::int64_t k : {std::int64_t(1), grid - 1, grid, tiles / 2, tiles - 1})
+    if (k >= 1 && k < tiles && std::find(starts.begin(), starts.end(), head + k * tile) == starts.end())
+      starts.push_back(head + k * tile);
+  starts.push_back(head + vectors * size);
+  return starts;
+}
+
+/// argmin and argmax of in[0, n) (async and blocking) against the host reference.
+template <class T>
+void check_args(const T* in, const std::vector<T>& h, std::int64_t off, std::int64_t n, cured::workspace& ws,
+                const std::string& where) {
+  device_buffer<key_value<T>> d_arg(1);
+  for (bool want_max : {false, true}) {
+    CURED_CHECK(cudaMemset(d_arg.data(), 0xA5, sizeof(key_value<T>)));
+    if (want_max) cured::argmax_async(in, n, d_arg.data(), ws);
+    else cured::argmin_async(in, n, d_arg.data(), ws);
+    const key_value<T> kv = to_host(d_arg.data(), 1)[0];
+    const std::int64_t want = ref_arg(h, off, n, want_max);
+    EXPECT_EQ(kv.index, want) << where << (want_max ? " argmax" : " argmin");
+    if (want >= 0 && kv.index == want) EXPECT_TRUE(same_bits(kv.value, h[off + want])) << where << " value";
+    const key_value<T> blocking = want_max ? cured::argmax(in, n) : cured::argmin(in, n);
+    EXPECT_EQ(blocking.index, want) << where << (want_max ? " blocking argmax" : " blocking argmin");
+  }
+}
+
+// Equal extremes (and NaNs) on both sides of the boundaries between the arg kernel's tiles, at
+// the unaligned head and at the tail; as launched, and with the grid capped at 3 blocks (each
+// takes many tiles), also with pieces of one tile (a block reduction and a widening each, as
+// for more than 2^30 elements per block) and the last block's 64-bit comparisons (as for more
+// than 2^31 - 2 tiles).
+TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  cured::workspace ws;
+  const std::int64_t total = 1000003 + 16;
+  if (total > cured::test::max_test_n()) GTEST_SKIP() << "above CURED_TEST_MAX_N";
+  device_buffer<T> d(total);
+  cured::bench::fill_device(d.data(), total, seed);
+  std::vector<T> h = to_host(d.data(), total);
+  const auto put = [&](std::int64_t i, T v) {
+    h[i] = v;
+    CURED_CHECK(cudaMemcpy(d.data() + i, &v, sizeof(T), cudaMemcpyHostToDevice));
+  };
+  constexpr bool floating = std::is_floating_point_v<T> || cured::detail::is_half_like<T>;
+  const T top = cured::detail::highest<T>(), bottom = cured::detail::lowest<T>();
+  struct hooked_run {
+    std::int64_t piece, cap, wide;
+  };
+  const std::int64_t big = std::int64_t(1) << 30, never = std::numeric_limits<std::int32_t>::max();
+  for (const hooked_run r : {hooked_run{big, 0, never}, hooked_run{big, 3, never}, hooked_run{1, 3, 0}}) {
+    arg_hooks hooks(r.piece, r.cap, r.wide);
+    const std::string hooked =
+        "piece " + std::to_string(r.piece) + " cap " + std::to_string(r.cap) + " wide " + std::to_string(r.wide);
+    for (std::int64_t n : {5000LL, 100003LL, 1000003LL}) {
+      for (std::int64_t off : {0LL, 1LL}) {
+        const T* in = d.data() + off;
+        const std::string at = hooked + " n " + std::to_string(n) + " offset " + std::to_string(off);
+        check_args(in, h, off, n, ws, at + " random");
+        std::vector<std::int64_t> spots = arg_tile_starts(in, n, ws);
+        spots.push_back(n - 1);
+        // Pairs p < q: the same extreme at both, then (floating) NaN at both, then a NaN at q
+        // and an infinity at p.
+        for (std::int64_t s : spots) {
+          for (auto [p, q] : {std::pair{s - 1, s}, std::pair{std::int64_t(0), s}}) {
+            if (p < 0 || q >= n || p == q) continue;
+            const T keep_p = h[off + p], keep_q = h[off + q];
+            const std::string where = at + " pair " + std::to_string(p) + "," + std::to_string(q);
+            for (T v : {top, bottom}) {
+              put(off + p, v);
+              put(off + q, v);
+              check_args(in, h, off, n, ws, where + " extreme");
+            }
+            if constexpr (floating) {
+              const T nan = T(std::numeric_limits<float>::quiet_NaN());
+              put(off + p, nan);
+              put(off + q, nan);
+              check_args(in, h, off, n, ws, where + " nan,nan");
+              put(off + p, top);
+              check_args(in, h, off, n, ws, where + " inf,nan");
+            }
+            put(off + p, keep_p);
+            put(off + q, keep_q);
+          }
+        }
+      }
+    }
+    // Every element the identity's value (lowest for argmax, highest for argmin): index 0.
+    for (std::int64_t n : {1LL, 4099LL, 1000003LL}) {
+      for (T v : {top, bottom}) {
+        std::vector<T> same(n + 1, v);
+        device_buffer<T> e(n + 1);
+        CURED_CHECK(cudaMemcpy(e.data(), same.data(), (n + 1) * sizeof(T), cudaMemcpyHostToDevice));
+        for (std::int64_t off : {0LL, 1LL})
+          check_args(e.data() + off, same, off, n, ws, hooked + " all equal, n " + std::to_string(n));
+      }
+    }
+  }
 }
 
 template <class T>

@@ -66,9 +66,6 @@ struct exact_shape {
   enum class path { automatic, exact_only, fast_first } double_path = path::automatic;
 };
 
-/// Double inputs up to this many go straight to the exact pass: one launch instead of two.
-constexpr std::int64_t exact_direct_max = std::int64_t(1) << 16;
-
 template <unsigned Block>
 struct exact_policy {
   static constexpr unsigned block = Block;
@@ -106,8 +103,9 @@ void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspac
   auto* st = static_cast<ex::state*>(ws.exact_state());
   if constexpr (std::is_same_v<T, double>) {
     using policy = exact_policy<Block>;
-    const bool direct = shape.double_path == exact_shape::path::exact_only ||
-                        (shape.double_path == exact_shape::path::automatic && n <= exact_direct_max);
+    // The fast pass first, even for small n: the exact pass alone costs more than the two
+    // launches on inputs whose remainders do not fit the per-thread expansion.
+    const bool direct = shape.double_path == exact_shape::path::exact_only;
     const ex::bounded_sum* fast = nullptr;
     if (!direct) {
       auto* fast_out = reinterpret_cast<ex::bounded_sum*>(static_cast<char*>(ws.exact_state()) + ex::fast_result_offset);

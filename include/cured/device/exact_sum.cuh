@@ -273,38 +273,37 @@ template <class Out, int Limbs>
 __device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Out* out, int base, bool empty) {
   if (threadIdx.x >= 32) return;
   const unsigned lane = threadIdx.x;
-  if (gridDim.x == 1) {  // the block holds the whole sum (and the workspace's state is zero)
+  const unsigned flags = acc.flags;  // read only: no lane writes the shared accumulator any more
+  if (gridDim.x == 1) {  // the block holds the whole sum unless remainders went to the workspace
     unsigned long long from_memory = 0;
     if (lane == 0) {
       for (int j = 0; j < Limbs; ++j) from_memory |= __ldcg(&st->limbs[j]);
-      acc.flags |= __ldcg(&st->flags);
+      from_memory |= __ldcg(&st->flags);
     }
     if (__shfl_sync(0xffffffffu, from_memory, 0) == 0) {
       if (lane == 0)
-        *out = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), Limbs, base, acc.flags, empty);
+        *out = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), Limbs, base, flags, empty);
       return;
     }
   }
   for (int j = lane; j < Limbs; j += 32)
     if (acc.limbs[j]) atomicAdd(&st->limbs[j], acc.limbs[j]);
-  if (lane == 0 && acc.flags) atomicOr(&st->flags, acc.flags);
+  if (lane == 0 && flags) atomicOr(&st->flags, flags);
   __threadfence();
   __syncwarp();
-  unsigned last = 0;
+  bool last = false;
   if (lane == 0) {
     cuda::atomic_ref<unsigned int, cuda::thread_scope_device> t(st->ticket);
     last = t.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
   }
-  if (!__shfl_sync(0xffffffffu, last, 0)) return;
+  if (lane != 0 || !last) return;
   __threadfence();
-  // Take the totals and leave zeros for the next call. The shared accumulator is reused.
-  for (int j = lane; j < Limbs; j += 32) acc.limbs[j] = atomicExch(&st->limbs[j], 0ull);
-  if (lane == 0) acc.flags = atomicExch(&st->flags, 0u);
-  __syncwarp();
-  if (lane == 0) {
-    *out = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), Limbs, base, acc.flags, empty);
-    st->ticket = 0;
-  }
+  // Take the totals and leave zeros for the next call.
+  std::int64_t total[Limbs];
+  for (int j = 0; j < Limbs; ++j) total[j] = std::int64_t(atomicExch(&st->limbs[j], 0ull));
+  const unsigned all_flags = atomicExch(&st->flags, 0u);
+  *out = round_fixed<Out>(total, Limbs, base, all_flags, empty);
+  st->ticket = 0;
 }
 
 // ---- float, bfloat16, half: bins in shared memory -------------------------------------------

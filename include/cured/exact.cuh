@@ -19,7 +19,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -73,26 +72,12 @@ struct exact_policy {
   static constexpr int min_blocks_per_sm = 2048 / Block;
 };
 
-/// Blocks of Kernel resident per multiprocessor (cached per kernel and device).
-template <auto Kernel>
-int exact_blocks_per_sm(unsigned block, int device) {
-  static std::atomic<int> cached[64] = {};
-  std::atomic<int>& c = cached[device & 63];
-  int b = c.load(std::memory_order_relaxed);
-  if (b == 0) {
-    CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, int(block), 0));
-    b = std::max(b, 1);
-    c.store(b, std::memory_order_relaxed);
-  }
-  return b;
-}
-
 /// One full wave at most, and no more blocks than there is work for.
 template <class In, auto Kernel>
 int exact_grid(unsigned block, std::int64_t n, const workspace& ws, const exact_shape& shape) {
   if (shape.grid > 0) return shape.grid;
   const std::int64_t per_block = std::int64_t(block) * device::vector16<In>::size * 4;
-  const std::int64_t wave = std::int64_t(exact_blocks_per_sm<Kernel>(block, ws.device())) * ws.sm_count();
+  const std::int64_t wave = std::int64_t(device::resident_blocks<Kernel>(ws.device(), block)) * ws.sm_count();
   return int(std::max<std::int64_t>(1, std::min((n + per_block - 1) / per_block, wave)));
 }
 

@@ -116,22 +116,16 @@ void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspac
 template <mode M, class T>
 void exact_launch(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
                   const exact_shape& shape) {
-  if (n < 0) throw_invalid("negative element count " + std::to_string(n));
   if (shape.block != 0 && shape.block != 128 && shape.block != 256)
     throw_invalid("exact_sum runs blocks of 128 or 256 threads, not " + std::to_string(shape.block));
   const std::int64_t max_grid = std::int64_t(ws.sm_count()) * workspace::max_blocks_per_sm;
   if (shape.grid < 0 || shape.grid > max_grid)
     throw_invalid("exact_sum grid of " + std::to_string(shape.grid) + " blocks: give 1.." + std::to_string(max_grid) +
                   " or 0 for automatic");
-  workspace::use use(ws, stream, M == mode::blocking);
-  if (n > 0) use.check_pointer(in, 0, "the input");
-  if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
-  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
-  if (shape.block == 128) exact_enqueue<128>(in, n, out, ws, stream, shape);
-  else exact_enqueue<256>(in, n, out, ws, stream, shape);
-  const cudaError_t launch_error = cudaGetLastError();
-  use.enqueued();
-  if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "exact_sum launch", __FILE__, __LINE__);
+  guarded_launch<M>(in, n, out, ws, stream, "exact_sum launch", [&] {
+    if (shape.block == 128) exact_enqueue<128>(in, n, out, ws, stream, shape);
+    else exact_enqueue<256>(in, n, out, ws, stream, shape);
+  });
 }
 
 template <class T>

@@ -79,24 +79,36 @@ struct arg_finish {
 enum class mode { async, blocking };
 
 /// The one launcher behind every reduction.
+/// What every entry point does around its launches: checks n and the pointers, holds the
+/// workspace for the call (device, thread and stream checks), runs `enqueue()`, and turns a
+/// failed launch into a cured::error naming `what`.
+template <mode M, class In, class Out, class Enqueue>
+void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream, const char* what,
+                    Enqueue&& enqueue) {
+  if (n < 0) throw_invalid("negative element count " + std::to_string(n));
+  workspace::use use(ws, stream, M == mode::blocking);
+  if (n > 0) use.check_pointer(in, 0, "the input");
+  if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
+  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+  enqueue();
+  const cudaError_t launch_error = cudaGetLastError();
+  use.enqueued();  // before throwing: a launched kernel must still be tracked
+  if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, what, __FILE__, __LINE__);
+}
+
+/// The one launcher behind every reduction but the arg and exact ones.
 template <mode M, class Acc, class In, class Load, class Op, class Finish>
 void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish finish, Acc init, workspace& ws,
             cudaStream_t stream) {
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   using policy = device::policy;
-  if (n < 0) throw_invalid("negative element count " + std::to_string(n));
-  workspace::use use(ws, stream, M == mode::blocking);
-  if (n > 0) use.check_pointer(in, 0, "the input");
-  if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
-  const Acc identity = identity_of<Op, Acc>(op);
-  const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
-  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
-  device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(
-      in, n, load, op, finish, identity, init, out, static_cast<Acc*>(ws.partials()), ws.ticket());
-  const cudaError_t launch_error = cudaGetLastError();
-  use.enqueued();  // before throwing: a launched kernel must still be tracked
-  if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "single_pass_kernel launch", __FILE__, __LINE__);
+  guarded_launch<M>(in, n, out, ws, stream, "single_pass_kernel launch", [&] {
+    const Acc identity = identity_of<Op, Acc>(op);
+    const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
+    device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(
+        in, n, load, op, finish, identity, init, out, static_cast<Acc*>(ws.partials()), ws.ticket());
+  });
 }
 
 template <mode M, class T, class Init, class Transform, class Op>
@@ -131,20 +143,14 @@ void arg_reduce(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& w
     constexpr bool max = std::is_same_v<ArgOp, arg_maximum>;
     static_assert(max || std::is_same_v<ArgOp, arg_minimum>);
     using policy = device::policy;
-    if (n < 0) throw_invalid("negative element count " + std::to_string(n));
-    workspace::use use(ws, stream, M == mode::blocking);
-    if (n > 0) use.check_pointer(d_in, 0, "the input");
-    if constexpr (M == mode::async) use.check_pointer(d_out, 1, "the output");
-    const std::int64_t grid = arg_grid<max, T>(n, ws);
-    (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
-    device::arg_kernel<policy, max, T><<<unsigned(grid), policy::block, 0, stream>>>(
-        d_in,
-        device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed),
-                                        arg_wide_tiles.load(std::memory_order_relaxed)),
-        d_out, static_cast<kv*>(ws.partials()), ws.ticket());
-    const cudaError_t launch_error = cudaGetLastError();
-    use.enqueued();  // before throwing: a launched kernel must still be tracked
-    if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, "arg_kernel launch", __FILE__, __LINE__);
+    guarded_launch<M>(d_in, n, d_out, ws, stream, "arg_kernel launch", [&] {
+      const std::int64_t grid = arg_grid<max, T>(n, ws);
+      device::arg_kernel<policy, max, T><<<unsigned(grid), policy::block, 0, stream>>>(
+          d_in,
+          device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed),
+                                          arg_wide_tiles.load(std::memory_order_relaxed)),
+          d_out, static_cast<kv*>(ws.partials()), ws.ticket());
+    });
   }
 }
 

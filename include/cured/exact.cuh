@@ -81,6 +81,9 @@ int exact_grid(unsigned block, std::int64_t n, const workspace& ws, const exact_
   return int(std::max<std::int64_t>(1, std::min((n + per_block - 1) / per_block, wave)));
 }
 
+static_assert(device::exact::fast_result_offset + sizeof(device::exact::bounded_sum) <= workspace::exact_state_bytes,
+              "cured: the workspace's exact state is too small");
+
 template <unsigned Block, class T>
 void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
                    const exact_shape& shape) {

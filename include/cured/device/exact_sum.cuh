@@ -84,8 +84,10 @@ struct state {
   unsigned int pad[2];
   unsigned long long limbs[max_limbs];
 };
-/// Where in the workspace's exact state the double fast pass leaves its bounded_sum.
+/// Where in the workspace's exact state the double fast pass leaves its bounded_sum (after the
+/// state, within workspace::exact_state_bytes: checked in exact.cuh).
 constexpr std::size_t fast_result_offset = 640;
+static_assert(sizeof(state) <= fast_result_offset, "cured: the exact state overlaps the fast pass's result");
 
 /// Adds v * 2^p (p >= 0, in units of the layout's 2^base) as three 32-bit digits:
 /// add(j, digit) for the nonzero ones. The digits' sum is exactly v * 2^p in two's complement.
@@ -208,7 +210,7 @@ CURED_ROLLED
   return negative ? -Out(r) : Out(r);
 }
 
-/// Adds a finite double to limbs in `memory` (shared or global) with atomics.
+/// Adds a finite double to `limbs` (shared or global memory) with atomics.
 inline __device__ __noinline__ void add_double(unsigned long long* limbs, double v) {
   if (v == 0) return;
   std::int64_t m;

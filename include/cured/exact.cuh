@@ -101,9 +101,10 @@ void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspac
                                                          ex::bounded_plus, no_finish>;
       const int grid = exact_grid<double, kernel>(Block, n, ws, shape);
       const ex::bounded_sum zero = ex::bounded_plus::identity<ex::bounded_sum>();
+      // The fast pass writes into the workspace and reports nothing: the exact pass writes the result.
       kernel<<<unsigned(grid), Block, 0, stream>>>(in, n, ex::pass_through{}, ex::bounded_plus{}, no_finish{}, zero,
-                                                   zero, fast_out, static_cast<ex::bounded_sum*>(ws.partials()),
-                                                   ws.ticket());
+                                                   zero, fast_out,
+                                                   launch_state_for(ws, n * std::int64_t(sizeof(double)), nullptr));
       fast = fast_out;
     }
     constexpr auto kernel = ex::exact_double_kernel<Block>;
@@ -125,7 +126,7 @@ void exact_launch(const T* in, std::int64_t n, exact_result_t<T>* out, workspace
   if (shape.grid < 0 || shape.grid > max_grid)
     throw_invalid("exact_sum grid of " + std::to_string(shape.grid) + " blocks: give 1.." + std::to_string(max_grid) +
                   " or 0 for automatic");
-  guarded_launch<M>(in, n, out, ws, stream, "exact_sum launch", [&] {
+  guarded_launch<M>(in, n, out, ws, stream, "exact_sum launch", [&](workspace::use&) {
     if (shape.block == 128) exact_enqueue<128>(in, n, out, ws, stream, shape);
     else exact_enqueue<256>(in, n, out, ws, stream, shape);
   });

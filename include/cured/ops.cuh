@@ -67,6 +67,21 @@ CURED_HD inline T lowest() {
   else return ::cuda::std::numeric_limits<T>::lowest();
 }
 
+/// The arg rule for two values whose indices are known to be ordered: true when b, found at
+/// a larger index than a, replaces a (a is not NaN, and b is NaN or strictly better). With
+/// it, arg_pick(a, b) picks b exactly when a.index < b.index ? arg_later(a, b) : !arg_later(b, a);
+/// and minimum / maximum return arg_later(a, b) ? b : a (the NaN rule in one comparison).
+template <bool Max, class T>
+CURED_HD inline bool arg_later(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T> || is_half_like<T>) {
+    using F = std::conditional_t<is_half_like<T>, float, T>;  // half and bfloat16 compare exactly as float
+    const F x = F(a), y = F(b);
+    return (x == x) & (Max ? !(y <= x) : !(y >= x));  // !(y <= x): y > x, or y is NaN; & keeps it branch-free
+  } else {
+    return Max ? less(a, b) : less(b, a);
+  }
+}
+
 }  // namespace detail
 
 /// Index type of the arg reductions; the index of an empty input's result.
@@ -93,10 +108,8 @@ struct plus {
 
 struct minimum {
   template <class T>
-  CURED_HD T operator()(const T& a, const T& b) const {
-    if (detail::is_nan(a)) return a;
-    if (detail::is_nan(b)) return b;
-    return detail::less(b, a) ? b : a;
+  CURED_HD T operator()(const T& a, const T& b) const {  // a if a is NaN, else b if b is NaN or smaller
+    return detail::arg_later<false>(a, b) ? b : a;
   }
   template <class T>
   CURED_HD static T identity() {
@@ -106,10 +119,8 @@ struct minimum {
 
 struct maximum {
   template <class T>
-  CURED_HD T operator()(const T& a, const T& b) const {
-    if (detail::is_nan(a)) return a;
-    if (detail::is_nan(b)) return b;
-    return detail::less(a, b) ? b : a;
+  CURED_HD T operator()(const T& a, const T& b) const {  // a if a is NaN, else b if b is NaN or larger
+    return detail::arg_later<true>(a, b) ? b : a;
   }
   template <class T>
   CURED_HD static T identity() {
@@ -133,20 +144,6 @@ CURED_HD inline key_value<T> arg_pick(const key_value<T>& a, const key_value<T>&
   if (b_better) return b;
   if (a_better) return a;
   return a.index <= b.index ? a : b;
-}
-
-/// The same rule for two values whose indices are known to be ordered: true when b, found at
-/// a larger index than a, replaces a (a is not NaN, and b is NaN or strictly better). With
-/// it, arg_pick(a, b) picks b exactly when a.index < b.index ? arg_later(a, b) : !arg_later(b, a).
-template <bool Max, class T>
-CURED_HD inline bool arg_later(const T& a, const T& b) {
-  if constexpr (std::is_floating_point_v<T> || is_half_like<T>) {
-    using F = std::conditional_t<is_half_like<T>, float, T>;  // half and bfloat16 compare exactly as float
-    const F x = F(a), y = F(b);
-    return (x == x) & (Max ? !(y <= x) : !(y >= x));  // !(y <= x): y > x, or y is NaN; & keeps it branch-free
-  } else {
-    return Max ? less(a, b) : less(b, a);
-  }
 }
 
 }  // namespace detail

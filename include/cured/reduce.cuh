@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -78,9 +79,8 @@ struct arg_finish {
 /// host memory, and the caller synchronizes before the workspace is used again.
 enum class mode { async, blocking };
 
-/// The one launcher behind every reduction.
 /// What every entry point does around its launches: checks n and the pointers, holds the
-/// workspace for the call (device, thread and stream checks), runs `enqueue()`, and turns a
+/// workspace for the call (device, thread and stream checks), runs `enqueue(use)`, and turns a
 /// failed launch into a cured::error naming `what`.
 template <mode M, class In, class Out, class Enqueue>
 void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream, const char* what,
@@ -90,10 +90,35 @@ void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaS
   if (n > 0) use.check_pointer(in, 0, "the input");
   if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
   (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
-  enqueue();
+  enqueue(use);
   const cudaError_t launch_error = cudaGetLastError();
   use.enqueued();  // before throwing: a launched kernel must still be tracked
   if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, what, __FILE__, __LINE__);
+}
+
+/// Test hook of the single-pass and arg kernels: a grid to launch instead of the automatic one
+/// (0: automatic; at most sm_count * workspace::max_blocks_per_sm). With it, small inputs take
+/// many blocks, many tiles per block, and the combining block's path.
+inline std::atomic<std::int64_t> grid_override{0};
+
+/// The automatic grid, or the test hook's.
+inline std::int64_t grid_or_override(std::int64_t grid, const workspace& ws) {
+  const std::int64_t forced = grid_override.load(std::memory_order_relaxed);
+  return forced > 0 ? std::min<std::int64_t>(forced, std::int64_t(ws.sm_count()) * workspace::max_blocks_per_sm) : grid;
+}
+
+/// The kernel's launch state in workspace ws for an input of `bytes`, reporting its completion
+/// as `use` says (use null: no report).
+inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, workspace::use* use) {
+  device::launch_state st;
+  st.stream_first = bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
+  st.ticket = ws.ticket();
+  st.slots = ws.slots();
+  if (use) {
+    const auto [flag, value] = use->report_to();
+    st.done = {flag, value};
+  }
+  return st;
 }
 
 /// The one launcher behind every reduction but the arg and exact ones.
@@ -103,11 +128,12 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   using policy = device::policy;
-  guarded_launch<M>(in, n, out, ws, stream, "single_pass_kernel launch", [&] {
+  guarded_launch<M>(in, n, out, ws, stream, "single_pass_kernel launch", [&](workspace::use& use) {
     const Acc identity = identity_of<Op, Acc>(op);
-    const std::int64_t grid = device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count());
+    const std::int64_t grid =
+        grid_or_override(device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count()), ws);
     device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(
-        in, n, load, op, finish, identity, init, out, static_cast<Acc*>(ws.partials()), ws.ticket());
+        in, n, load, op, finish, identity, init, out, launch_state_for(ws, n * std::int64_t(sizeof(In)), &use));
   });
 }
 
@@ -117,20 +143,15 @@ void transform_reduce(const T* d_in, std::int64_t n, Init* d_out, Transform tran
   launch<M, Init>(d_in, n, d_out, transform_load<Init, Transform>{transform}, op, no_finish{}, init, ws, stream);
 }
 
-/// Test hooks of the arg kernel, left alone otherwise: the elements of a piece (keys within a
-/// piece are 32-bit; see device::arg_kernel; at most 2^30), a cap on the grid (0: none), and
-/// the tile count from which the last block compares 64-bit indices (at most 2^31 - 1). With
-/// them small, a small input takes several tiles per block, several pieces, the wide path.
+/// Test hook of the arg kernel, left alone otherwise: the elements of a piece (keys within a
+/// piece are 32-bit; see device::arg_kernel; at most 2^30). With it small, a small input takes
+/// several pieces.
 inline std::atomic<std::int64_t> arg_piece_elements{std::int64_t(1) << 30};
-inline std::atomic<std::int64_t> arg_grid_cap{0};
-inline std::atomic<std::int64_t> arg_wide_tiles{device::no_local};
 
 /// The arg kernel's grid for n elements.
 template <bool Max, class T>
 std::int64_t arg_grid(std::int64_t n, const workspace& ws) {
-  const std::int64_t grid = device::arg_grid_for<device::policy, Max, T>(n, ws.device(), ws.sm_count());
-  const std::int64_t cap = arg_grid_cap.load(std::memory_order_relaxed);
-  return cap > 0 && cap < grid ? cap : grid;
+  return grid_or_override(device::arg_grid_for<device::arg_policy, Max, T>(n, ws.device(), ws.sm_count()), ws);
 }
 
 template <mode M, class ArgOp, class T>
@@ -142,14 +163,12 @@ void arg_reduce(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& w
     static_assert(sizeof(kv) <= workspace::max_accumulator_bytes);
     constexpr bool max = std::is_same_v<ArgOp, arg_maximum>;
     static_assert(max || std::is_same_v<ArgOp, arg_minimum>);
-    using policy = device::policy;
-    guarded_launch<M>(d_in, n, d_out, ws, stream, "arg_kernel launch", [&] {
+    using policy = device::arg_policy;
+    guarded_launch<M>(d_in, n, d_out, ws, stream, "arg_kernel launch", [&](workspace::use& use) {
       const std::int64_t grid = arg_grid<max, T>(n, ws);
       device::arg_kernel<policy, max, T><<<unsigned(grid), policy::block, 0, stream>>>(
-          d_in,
-          device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed),
-                                          arg_wide_tiles.load(std::memory_order_relaxed)),
-          d_out, static_cast<kv*>(ws.partials()), ws.ticket());
+          d_in, device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed)),
+          d_out, static_cast<kv*>(ws.partials()), launch_state_for(ws, n * std::int64_t(sizeof(T)), &use));
     });
   }
 }
@@ -163,13 +182,14 @@ inline workspace& thread_workspace() {
   return *per_device[device];
 }
 
-/// Runs `enqueue(d_result, ws)` (a mode::blocking launch into the thread's workspace), waits,
-/// and returns the result.
+/// Runs `enqueue(d_result, ws)` (a mode::blocking launch into the thread's workspace), waits
+/// for the result and returns it.
 template <class Acc, class Enqueue>
 Acc blocking(cudaStream_t stream, Enqueue enqueue) {
   workspace& ws = thread_workspace();
+  ws.arm_completion();
   enqueue(static_cast<Acc*>(ws.host_result_on_device()), ws);
-  CURED_CHECK(cudaStreamSynchronize(stream));
+  ws.wait_for_completion(stream);
   Acc r;
   std::memcpy(&r, ws.host_result(), sizeof(Acc));
   return r;

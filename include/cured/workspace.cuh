@@ -11,9 +11,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "cured/error.cuh"
 
@@ -27,22 +32,27 @@ public:
   static constexpr int max_blocks_per_sm = 32;
 
   explicit workspace(int device = current_device()) : device_(device) {
-    int sms = 0;
+    int sms = 0, l2 = 0;
     CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+    CURED_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device_));
     sm_count_ = sms;
+    l2_bytes_ = std::size_t(l2);
     partial_bytes_ = std::size_t(sms) * max_blocks_per_sm * max_accumulator_bytes;
+    slot_bytes_ = std::size_t(sms) * max_blocks_per_sm * slot_bytes_per_block;
     int previous = 0;
     CURED_CHECK(cudaGetDevice(&previous));
     if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
     try {
-      CURED_CHECK(cudaMalloc(&base_, header_bytes + partial_bytes_));
-      // Zero the ticket and the exact state, and wait: a plain cudaMemset would not be ordered before kernels on
-      // non-blocking streams.
-      CURED_CHECK(cudaMemsetAsync(base_, 0, header_bytes, cudaStreamPerThread));
+      CURED_CHECK(cudaMalloc(&base_, header_bytes + partial_bytes_ + slot_bytes_));
+      // Zero the ticket, the exact state and the slots, and wait: a plain cudaMemset would not
+      // be ordered before kernels on non-blocking streams.
+      CURED_CHECK(cudaMemsetAsync(base_, 0, header_bytes + partial_bytes_ + slot_bytes_, cudaStreamPerThread));
       CURED_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
       // Pinned and mapped: the blocking forms' kernel writes its result straight into it,
-      // which saves a copy (a DMA of a few bytes costs several microseconds).
-      CURED_CHECK(cudaHostAlloc(&host_result_, max_accumulator_bytes, cudaHostAllocMapped));
+      // which saves a copy (a DMA of a few bytes costs several microseconds), and then the
+      // completion flag the host waits on.
+      CURED_CHECK(cudaHostAlloc(&host_result_, host_bytes, cudaHostAllocMapped));
+      std::memset(host_result_, 0, host_bytes);
       CURED_CHECK(cudaHostGetDevicePointer(&host_result_on_device_, host_result_, 0));
       CURED_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     } catch (...) {
@@ -58,17 +68,67 @@ public:
 
   int device() const { return device_; }
   int sm_count() const { return sm_count_; }
+  std::size_t l2_bytes() const { return l2_bytes_; }
 
   // --- used by the reductions ---------------------------------------------------------
   unsigned int* ticket() const { return static_cast<unsigned int*>(base_); }
   /// The exact sums' state (ticket, flags, fixed-point accumulator): zero between calls.
   void* exact_state() const { return static_cast<char*>(base_) + exact_state_offset; }
   static constexpr std::size_t exact_state_bytes = 1024;
+  /// The arg kernel's partials: one per block.
   void* partials() const { return static_cast<char*>(base_) + header_bytes; }
   std::size_t partial_bytes() const { return partial_bytes_; }
+  /// The single-pass kernel's slots (device::slot): one per block, zero between launches.
+  std::uint64_t* slots() const {
+    return reinterpret_cast<std::uint64_t*>(static_cast<char*>(base_) + header_bytes + partial_bytes_);
+  }
   void* host_result() const { return host_result_; }
   /// host_result() as the device addresses it.
   void* host_result_on_device() const { return host_result_on_device_; }
+
+  // --- completion of the blocking forms ------------------------------------------------
+  // The blocking forms' single-pass and arg kernels end by writing a value into mapped host
+  // memory (device::completion), after their result and their last use of the workspace; the
+  // host spins on it instead of synchronizing the stream. (Asynchronous calls do not report:
+  // a kernel that writes host memory takes longer to complete, about a microsecond on the
+  // H200, while the event record that tracks them costs no measurable GPU time.)
+
+  /// Picks the value the next blocking launch reports.
+  void arm_completion() {
+    if (++completion_value_ == 0) ++completion_value_;
+  }
+  unsigned completion_value() const { return completion_value_; }
+  unsigned* completion_flag_on_device() const {
+    return reinterpret_cast<unsigned*>(static_cast<char*>(host_result_on_device_) + max_accumulator_bytes);
+  }
+  /// True once the armed launch has reported.
+  bool completion_reported() const {
+    const volatile unsigned* flag =
+        reinterpret_cast<const volatile unsigned*>(static_cast<const char*>(host_result_) + max_accumulator_bytes);
+    if (*flag != completion_value_) return false;
+    std::atomic_thread_fence(std::memory_order_acquire);  // what the kernel wrote before the flag
+    return true;
+  }
+  /// Returns once the armed launch's result is in host_result(): when the kernel reports it,
+  /// or, for kernels that do not report, when the stream is idle. Spins for up to 200 us (a
+  /// report arrives about a microsecond after the kernel writes it, a stream synchronization
+  /// returns several microseconds later), then blocks in cudaStreamSynchronize. A failed
+  /// kernel throws cured::error.
+  void wait_for_completion(cudaStream_t stream) const {
+    const auto begin = std::chrono::steady_clock::now();
+    for (unsigned spin = 1;; ++spin) {
+      if (completion_reported()) return;
+      if (spin % 64 == 0) {
+        const cudaError_t q = cudaStreamQuery(stream);
+        if (q == cudaSuccess) return;
+        if (q != cudaErrorNotReady) CURED_CHECK(q);
+        if (std::chrono::steady_clock::now() - begin > std::chrono::microseconds(200)) {
+          CURED_CHECK(cudaStreamSynchronize(stream));
+          return;
+        }
+      }
+    }
+  }
 
   /// Held for the duration of one call: checks the device and that the previous use (on
   /// another stream) is finished; on release, marks the stream's work as this workspace's.
@@ -98,6 +158,12 @@ public:
           throw_invalid("workspace used on a second stream while work on another stream still uses it");
         if (q != cudaSuccess) CURED_CHECK(q);
       }
+    }
+    /// Where this call's kernel reports its completion (flag, value): for a blocking call the
+    /// value its caller armed and waits for; {nullptr, 0} (no report) otherwise.
+    std::pair<unsigned*, unsigned> report_to() const {
+      if (!synchronous_) return {nullptr, 0};
+      return {ws_.completion_flag_on_device(), ws_.completion_value_};
     }
     /// Call after the work is enqueued.
     void enqueued() {
@@ -149,6 +215,10 @@ private:
   // The ticket, then the exact sums' state, padded to keep the partials aligned.
   static constexpr std::size_t exact_state_offset = 256;
   static constexpr std::size_t header_bytes = exact_state_offset + exact_state_bytes;
+  // A slot holds 8 bytes per 4 of the accumulator.
+  static constexpr std::size_t slot_bytes_per_block = 2 * max_accumulator_bytes;
+  // The blocking forms' result, then the completion flag.
+  static constexpr std::size_t host_bytes = max_accumulator_bytes + 64;
 
   void release() noexcept {
     if (done_) (void)cudaEventDestroy(done_);
@@ -161,7 +231,10 @@ private:
 
   int device_ = 0;
   int sm_count_ = 0;
+  std::size_t l2_bytes_ = 0;
   std::size_t partial_bytes_ = 0;
+  std::size_t slot_bytes_ = 0;
+  unsigned completion_value_ = 0;
   void* base_ = nullptr;
   void* host_result_ = nullptr;
   void* host_result_on_device_ = nullptr;

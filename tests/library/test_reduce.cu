@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <thread>
@@ -155,24 +156,30 @@ TYPED_TEST(ReduceTest, MisalignedInputs) {
       if (n <= cured::test::max_test_n()) check_all_ops(d.data(), h, off, n, ws, "offset " + std::to_string(off * sizeof(T)) + " bytes, n " + std::to_string(n));
 }
 
-/// Sets the arg kernel's test hooks (piece length, grid cap, tile count for the wide last
-/// block) for one scope.
+/// Sets the kernels' grid for one scope (a test hook; 0 keeps the automatic grid).
+class forced_grid {
+public:
+  explicit forced_grid(std::int64_t grid) : previous_(cured::detail::grid_override.exchange(grid)) {}
+  ~forced_grid() { cured::detail::grid_override.store(previous_); }
+  forced_grid(const forced_grid&) = delete;
+  forced_grid& operator=(const forced_grid&) = delete;
+
+private:
+  std::int64_t previous_;
+};
+
+/// Sets the arg kernel's test hooks (piece length, grid) for one scope.
 class arg_hooks {
 public:
-  arg_hooks(std::int64_t piece_elements, std::int64_t grid_cap, std::int64_t wide_tiles)
-      : piece_(cured::detail::arg_piece_elements.exchange(piece_elements)),
-        cap_(cured::detail::arg_grid_cap.exchange(grid_cap)),
-        wide_(cured::detail::arg_wide_tiles.exchange(wide_tiles)) {}
-  ~arg_hooks() {
-    cured::detail::arg_piece_elements.store(piece_);
-    cured::detail::arg_grid_cap.store(cap_);
-    cured::detail::arg_wide_tiles.store(wide_);
-  }
+  arg_hooks(std::int64_t piece_elements, std::int64_t grid)
+      : piece_(cured::detail::arg_piece_elements.exchange(piece_elements)), grid_(grid) {}
+  ~arg_hooks() { cured::detail::arg_piece_elements.store(piece_); }
   arg_hooks(const arg_hooks&) = delete;
   arg_hooks& operator=(const arg_hooks&) = delete;
 
 private:
-  std::int64_t piece_, cap_, wide_;
+  std::int64_t piece_;
+  forced_grid grid_;
 };
 
 /// Where some of the arg kernel's tiles of in[0, n) start (the second; the last of the first
@@ -180,7 +187,7 @@ private:
 /// where its tail starts.
 template <class T>
 std::vector<std::int64_t> arg_tile_starts(const T* in, std::int64_t n, cured::workspace& ws) {
-  using policy = cured::device::policy;
+  using policy = cured::device::arg_policy;
   constexpr std::int64_t size = cured::device::vector16<T>::size, tile = policy::block * policy::unroll * size;
   const std::int64_t grid = cured::detail::arg_grid<true, T>(n, ws);
   const std::int64_t head = cured::device::unaligned_head(in, n), vectors = (n - head) / size;
@@ -212,10 +219,9 @@ void check_args(const T* in, const std::vector<T>& h, std::int64_t off, std::int
 }
 
 // Equal extremes (and NaNs) on both sides of the boundaries between the arg kernel's tiles, at
-// the unaligned head and at the tail; as launched, and with the grid capped at 3 blocks (each
-// takes many tiles), also with pieces of one tile (a block reduction and a widening each, as
-// for more than 2^30 elements per block) and the last block's 64-bit comparisons (as for more
-// than 2^31 - 2 tiles).
+// the unaligned head and at the tail; as launched, and with a grid of 3 blocks (each takes
+// many tiles), also with pieces of one tile (a block reduction and a widening each, as for
+// more than 2^30 elements per block).
 TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
@@ -234,13 +240,12 @@ TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
   constexpr bool floating = std::is_floating_point_v<T> || cured::detail::is_half_like<T>;
   const T top = cured::detail::highest<T>(), bottom = cured::detail::lowest<T>();
   struct hooked_run {
-    std::int64_t piece, cap, wide;
+    std::int64_t piece, cap;
   };
-  const std::int64_t big = std::int64_t(1) << 30, never = std::numeric_limits<std::int32_t>::max();
-  for (const hooked_run r : {hooked_run{big, 0, never}, hooked_run{big, 3, never}, hooked_run{1, 3, 0}}) {
-    arg_hooks hooks(r.piece, r.cap, r.wide);
-    const std::string hooked =
-        "piece " + std::to_string(r.piece) + " cap " + std::to_string(r.cap) + " wide " + std::to_string(r.wide);
+  const std::int64_t big = std::int64_t(1) << 30;
+  for (const hooked_run r : {hooked_run{big, 0}, hooked_run{big, 3}, hooked_run{1, 3}}) {
+    arg_hooks hooks(r.piece, r.cap);
+    const std::string hooked = "piece " + std::to_string(r.piece) + " cap " + std::to_string(r.cap);
     for (std::int64_t n : {5000LL, 100003LL, 1000003LL}) {
       for (std::int64_t off : {0LL, 1LL}) {
         const T* in = d.data() + off;
@@ -373,9 +378,70 @@ TEST(Reduce, RealSumsAreBitIdenticalRunToRunAndWithinTheBound) {
     int sms = 0;
     CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     // Longest rounding chain: the per-thread loop (n / threads of one wave, plus one vector),
-    // the block's and the partials' trees (2 x 8 levels and the partial loop), init.
-    const double chain = 2 * std::ceil(std::log2(double(n))) + 24 + std::ceil(double(n) / (sms * 2048.0));
+    // the block's and the partials' trees (2 x 10 levels and the partial loop), init.
+    using policy = cured::device::policy;
+    const double wave = double(sms) * policy::block * policy::min_blocks_per_sm;
+    const double chain = 2 * std::ceil(std::log2(double(n))) + 24 + std::ceil(double(n) / wave);
     EXPECT_NEAR(double(first), exact, chain * 0x1p-24 * exact);
+  }
+}
+
+/// A 24-byte accumulator (six words in a slot): sum, count, smallest and largest element.
+struct stats {
+  std::int64_t sum, count;
+  std::int32_t lo, hi;
+};
+struct stats_op {
+  __host__ __device__ stats operator()(const stats& a, const stats& b) const {
+    return {a.sum + b.sum, a.count + b.count, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+  }
+  __host__ __device__ stats identity() const { return {0, 0, INT32_MAX, INT32_MIN}; }
+};
+struct to_stats {
+  __host__ __device__ stats operator()(std::int32_t x) const { return {x, 1, x, x}; }
+};
+
+// The combining block's path at the small sizes the sanitizers run: grids from 2 blocks to
+// more blocks than the combining block has threads, accumulators of one, two and six slot
+// words, async and blocking, many launches in a row on one workspace (each must leave the
+// slots and the ticket as it found them).
+TEST(Reduce, ForcedGridsCombineEveryBlock) {
+  CURED_REQUIRE_GPU();
+  const std::uint64_t seed = cured::bench::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::int64_t n_max = std::min<std::int64_t>(cured::test::max_test_n(), 100003);
+  device_buffer<std::int32_t> d(n_max);
+  cured::bench::fill_device(d.data(), n_max, seed);
+  const std::vector<std::int32_t> h = to_host(d.data(), n_max);
+  cured::workspace ws;
+  device_buffer<std::int64_t> d_sum(1);
+  device_buffer<std::int32_t> d_max(1);
+  device_buffer<stats> d_stats(1);
+  const std::int64_t most = std::int64_t(ws.sm_count()) * cured::workspace::max_blocks_per_sm;
+  for (std::int64_t grid : {std::int64_t(2), std::int64_t(3), std::int64_t(7), std::int64_t(1025), most}) {
+    forced_grid g(grid);
+    for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(5), std::int64_t(4999), n_max}) {
+      if (n > n_max) continue;
+      const std::string where = "grid " + std::to_string(grid) + ", n " + std::to_string(n);
+      stats want{0, n, INT32_MAX, INT32_MIN};
+      for (std::int64_t i = 0; i < n; ++i) {
+        want.sum += h[i];
+        want.lo = std::min(want.lo, h[i]);
+        want.hi = std::max(want.hi, h[i]);
+      }
+      cured::sum_async(d.data(), n, d_sum.data(), ws);
+      EXPECT_EQ(to_host(d_sum.data(), 1)[0], want.sum) << where << " sum";
+      EXPECT_EQ(cured::sum(d.data(), n), want.sum) << where << " blocking sum";
+      cured::max_async(d.data(), n, d_max.data(), ws);
+      EXPECT_EQ(to_host(d_max.data(), 1)[0], want.hi) << where << " max";
+      cured::transform_reduce_async(d.data(), n, d_stats.data(), to_stats{}, stats_op{}, stats_op{}.identity(), ws);
+      const stats got = to_host(d_stats.data(), 1)[0];
+      EXPECT_TRUE(got.sum == want.sum && got.count == want.count && got.lo == want.lo && got.hi == want.hi) << where
+                                                                                                             << " stats";
+      const stats blocking = cured::transform_reduce(d.data(), n, to_stats{}, stats_op{}, stats_op{}.identity());
+      EXPECT_TRUE(blocking.sum == want.sum && blocking.count == want.count) << where << " blocking stats";
+      check_args(d.data(), h, 0, n, ws, where);
+    }
   }
 }
 
@@ -530,16 +596,25 @@ TEST(Reduce, WorkspaceOnTwoStreamsAtOnceIsAnError) {
   CURED_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   CURED_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
   device_buffer<float> d(1000), out(1);
+  device_buffer<key_value<float>> arg(1);
   cured::bench::fill_device(d.data(), 1000, 1);
   cured::workspace ws;
-  cured::sum_async(d.data(), 1000, out.data(), ws, a);  // load the kernel before the clock starts
-  CURED_CHECK(cudaStreamSynchronize(a));
-  spin_kernel<<<1, 1, 0, a>>>(200000000LL);  // ~0.1 s of clocks: stream a is busy
-  cured::sum_async(d.data(), 1000, out.data(), ws, a);
-  EXPECT_THROW(cured::sum_async(d.data(), 1000, out.data(), ws, b), cured::error);
-  CURED_CHECK(cudaStreamSynchronize(a));
-  EXPECT_NO_THROW(cured::sum_async(d.data(), 1000, out.data(), ws, b));  // in turn: fine
-  CURED_CHECK(cudaStreamSynchronize(b));
+  const std::function<void(cudaStream_t)> calls[] = {
+      [&](cudaStream_t s) { cured::sum_async(d.data(), 1000, out.data(), ws, s); },
+      [&](cudaStream_t s) { cured::argmax_async(d.data(), 1000, arg.data(), ws, s); },
+      [&](cudaStream_t s) { cured::exact_sum_async(d.data(), 1000, out.data(), ws, s); }};
+  for (const auto& call : calls) {
+    call(a);  // load the kernel before the clock starts
+    CURED_CHECK(cudaStreamSynchronize(a));
+    spin_kernel<<<1, 1, 0, a>>>(200000000LL);  // ~0.1 s of clocks: stream a is busy
+    call(a);
+    EXPECT_THROW(call(b), cured::error);
+    CURED_CHECK(cudaStreamSynchronize(a));
+    EXPECT_NO_THROW(call(b));  // in turn: fine
+    CURED_CHECK(cudaStreamSynchronize(b));
+    EXPECT_NO_THROW(call(a));  // and back
+    CURED_CHECK(cudaStreamSynchronize(a));
+  }
   CURED_CHECK(cudaStreamDestroy(a));
   CURED_CHECK(cudaStreamDestroy(b));
 }

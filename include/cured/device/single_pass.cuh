@@ -3,12 +3,14 @@
 //
 // A grid of at most one full wave of blocks grid-strides over the input with 16-byte loads,
 // `unroll` of them in flight per thread (scalar loads for the unaligned head and the tail).
-// Each block reduces its threads' values with shuffles and writes one partial; the block that
-// draws the last ticket adds the partials in block order, applies `init`, writes the result
-// and resets the ticket. A grid of one block writes the result directly. The assignment of
-// elements to threads and the order of every combination depend only on n, the pointer's
-// alignment and the device, so results are bit-identical run to run. argmin and argmax take
-// arg_kernel (below): the same tiles and scheme, with 32-bit keys local to each block.
+// Each block reduces its threads' values with shuffles. A grid of one block writes the result
+// directly. In a larger grid each block draws a start ticket before its loads; the block that
+// draws the last one (every other block has started by then, so waiting for them cannot
+// deadlock) combines the others' partials as they arrive, in block order, applies `init` and
+// writes the result; the others publish their partial and leave. The assignment of elements
+// to threads and the order of every combination depend only on n, the pointer's alignment and
+// the device, so results are bit-identical run to run. argmin and argmax take arg_kernel
+// (below): the same tiles, with 32-bit keys local to each block.
 
 #include <cuda/atomic>
 #include <cuda_runtime_api.h>
@@ -24,14 +26,21 @@
 
 namespace cured::device {
 
-/// Tuning of the single-pass kernel.
+/// Tuning of the single-pass kernel: one block of 1024 threads per multiprocessor, four
+/// 16-byte loads in flight per thread (64 KiB per multiprocessor, as many bytes in flight as
+/// eight blocks of 256). Fewer, larger blocks launch faster, and one block covers 64 KiB of
+/// input without the handshake between blocks (docs/PERF.md).
 struct policy {
-  static constexpr unsigned block = 256;  ///< threads per block
-  static constexpr int unroll = 4;        ///< 16-byte loads in flight per thread per iteration
-  /// Blocks resident per multiprocessor the compiler must allow for accumulators of up to 8
-  /// bytes (registers <= 32 for 256 threads): a full wave keeps 2048 threads per SM, each
-  /// with its loads in flight. Wider accumulators (key_value) get 6 blocks (40 registers):
-  /// they would spill under the cap of 32.
+  static constexpr unsigned block = 1024;  ///< threads per block
+  static constexpr int unroll = 4;         ///< 16-byte loads in flight per thread per iteration
+  static constexpr int min_blocks_per_sm = 1;
+};
+
+/// Tuning of the arg kernel: 256 threads, eight blocks per multiprocessor (32 registers for
+/// 8-byte pairs; wider pairs get six).
+struct arg_policy {
+  static constexpr unsigned block = 256;
+  static constexpr int unroll = 4;
   static constexpr int min_blocks_per_sm = 2048 / block;
 };
 
@@ -44,12 +53,52 @@ struct alignas(16) vector16 {
 /// Elements before the first 16-byte boundary of `in` (at most n).
 template <class T>
 __host__ __device__ inline std::int64_t unaligned_head(const T* in, std::int64_t n) {
-  const auto misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
-  const std::int64_t head = misalign ? std::int64_t((16 - misalign) / sizeof(T)) : 0;
+  // Unsigned and branch-free: this is on the path to every block's first load.
+  const std::int64_t head = std::int64_t(((16 - reinterpret_cast<std::uintptr_t>(in)) & 15) / sizeof(T));
   return head < n ? head : n;
 }
 
-/// This thread's reduction of load(i, in[i]) over its share of [0, n).
+// ---- Loads ---------------------------------------------------------------------------------
+
+/// The L2 policy of the kernels' 16-byte input loads (load_vector): inputs of at most
+/// stream_first_limit L2 sizes are read with evict_first priority. Read once, they then
+/// displace each other rather than the L2's other lines, dirty ones included, which would have
+/// to be written back first. Larger inputs are read with evict_unchanged, which measures as
+/// plain loads; on the H200 evict_first (and evict_normal, more so) is slower than plain loads
+/// on inputs of 8 L2 sizes and more. (The policy travels in the load's memory descriptor: the
+/// same instruction either way.)
+inline constexpr std::int64_t stream_first_limit = 4;
+
+__device__ __forceinline__ std::uint64_t l2_policy(bool evict_first) {
+  std::uint64_t p = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (evict_first) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;" : "=l"(p));
+#else
+  (void)evict_first;
+#endif
+  return p;
+}
+
+/// *p through the non-coherent path with the cache policy `l2` (from l2_policy). The input
+/// must not change while the kernel runs.
+template <class V>
+__device__ __forceinline__ V load_vector(const V* p, std::uint64_t l2) {
+  static_assert(sizeof(V) == 16 && alignof(V) == 16);
+  uint4 r;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+      : "l"(p), "l"(l2));
+#else
+  (void)l2;
+  r = __ldg(reinterpret_cast<const uint4*>(p));
+#endif
+  V v;
+  memcpy(&v, &r, sizeof(V));
+  return v;
+}
+
 /// *out = v, writing every byte of *out, padding included (key_value<__half> has six bytes of
 /// it), so that copying the whole object back never reads uninitialized memory.
 template <class T>
@@ -64,79 +113,199 @@ __device__ __forceinline__ void store_whole(T* out, const T& v) {
   }
 }
 
+/// This thread's reduction of load(i, in[i]) over its share of [0, n): its 16-byte vectors
+/// (vector thread, thread + threads, ... after the unaligned head) in increasing order, then
+/// its element of the head and of the tail, if any. The last, partial round of vectors is
+/// issued as one predicated round, so its loads are in flight together too.
 template <class Policy, class In, class Acc, class Load, class Op>
 __device__ __forceinline__ Acc thread_reduce(const In* __restrict__ in, std::int64_t n, Load& load, Op& op,
-                                             const Acc& identity, std::int64_t thread, std::int64_t threads) {
+                                             const Acc& identity, std::int64_t thread, std::int64_t threads,
+                                             std::uint64_t l2) {
   using vec = vector16<In>;
   Acc acc = identity;
   if constexpr (sizeof(In) > 16 || 16 % sizeof(In) != 0) {
     for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
   } else {
-    if (reinterpret_cast<std::uintptr_t>(in) % sizeof(In) != 0) {
-      // A type aligned below its size (a struct of two doubles at an 8-byte offset ...): no
-      // element starts on a 16-byte boundary, so no vector load is safe. Uniform branch.
-      for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
-      return acc;
+    if constexpr (alignof(In) < sizeof(In)) {
+      if (reinterpret_cast<std::uintptr_t>(in) % sizeof(In) != 0) {
+        // A type aligned below its size (a struct of two doubles at an 8-byte offset ...): no
+        // element starts on a 16-byte boundary, so no vector load is safe. Uniform branch.
+        for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
+        return acc;
+      }
     }
     const std::int64_t head = unaligned_head(in, n);
-    const std::int64_t vectors = (n - head) / vec::size;
+    const std::int64_t vectors = std::int64_t(std::uint64_t(n - head) / vec::size);
     const std::int64_t tail = head + vectors * vec::size;
     const vec* __restrict__ body = reinterpret_cast<const vec*>(in + head);
-    if (thread < head) acc = op(acc, load(thread, in[thread]));
-    if (thread < n - tail) acc = op(acc, load(tail + thread, in[tail + thread]));
+    // The scalar head and tail are loaded first and combined last, after the vectors, so that
+    // no vector load waits behind them.
+    In head_value{}, tail_value{};
+    const bool has_head = thread < head, has_tail = thread < n - tail;
+    if (has_head) head_value = in[thread];
+    if (has_tail) tail_value = in[tail + thread];
     std::int64_t j = thread;
     constexpr int u_count = Policy::unroll;
     for (; j + (u_count - 1) * threads < vectors; j += u_count * threads) {
       vec r[u_count];
 #pragma unroll
-      for (int u = 0; u < u_count; ++u) r[u] = body[j + u * threads];
+      for (int u = 0; u < u_count; ++u) r[u] = load_vector(body + j + u * threads, l2);
 #pragma unroll
       for (int u = 0; u < u_count; ++u)
 #pragma unroll
         for (int k = 0; k < vec::size; ++k)
           acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
     }
-    for (; j < vectors; j += threads) {
-      const vec r = body[j];
+    // Fewer than u_count vectors left for this thread.
+    vec r[u_count - 1];
 #pragma unroll
-      for (int k = 0; k < vec::size; ++k) acc = op(acc, load(head + j * vec::size + k, r.v[k]));
-    }
+    for (int u = 0; u < u_count - 1; ++u)
+      if (j + u * threads < vectors) r[u] = load_vector(body + j + u * threads, l2);
+#pragma unroll
+    for (int u = 0; u < u_count - 1; ++u)
+      if (j + u * threads < vectors)
+#pragma unroll
+        for (int k = 0; k < vec::size; ++k)
+          acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+    if (has_head) acc = op(acc, load(thread, head_value));
+    if (has_tail) acc = op(acc, load(tail + thread, tail_value));
   }
   return acc;
+}
+
+// ---- Handing partials between blocks -------------------------------------------------------
+
+/// A block's partial as the workspace holds it: one 64-bit word per 32 bits of the value, the
+/// upper half set to 1 by publish and back to 0 by collect. Each word is written and read
+/// whole (single-copy atomic), so a word's value is seen exactly when its flag is; no fence is
+/// needed between a partial and its flag. Between launches every slot is 0.
+template <class Acc>
+struct slot {
+  static constexpr int words = int((sizeof(Acc) + 3) / 4);
+  static_assert(words <= 32, "cured: accumulator too large for a slot");
+};
+
+__device__ __forceinline__ void store_relaxed(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ std::uint64_t load_relaxed(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Writes v into slot s (slot<Acc>::words words at s).
+template <class Acc>
+__device__ __forceinline__ void publish(std::uint64_t* s, const Acc& v) {
+  unsigned w[slot<Acc>::words] = {};
+  memcpy(w, &v, sizeof(Acc));
+#pragma unroll
+  for (int k = 0; k < slot<Acc>::words; ++k) store_relaxed(s + k, (std::uint64_t(1) << 32) | w[k]);
+}
+
+/// Waits until slot s holds a published value, returns it and clears the slot.
+template <class Acc>
+__device__ __forceinline__ Acc collect(std::uint64_t* s) {
+  constexpr int words = slot<Acc>::words;
+  unsigned w[words];
+  unsigned pending = words == 32 ? ~0u : (1u << words) - 1;
+  while (pending) {
+    std::uint64_t x[words];
+#pragma unroll
+    for (int k = 0; k < words; ++k)
+      if (pending & (1u << k)) x[k] = load_relaxed(s + k);
+#pragma unroll
+    for (int k = 0; k < words; ++k)
+      if ((pending & (1u << k)) && (x[k] >> 32) != 0) {
+        w[k] = unsigned(x[k]);
+        pending &= ~(1u << k);
+      }
+  }
+#pragma unroll
+  for (int k = 0; k < words; ++k) store_relaxed(s + k, 0);
+  Acc v;
+  memcpy(&v, w, sizeof(Acc));
+  return v;
+}
+
+/// Where a kernel reports that its result is written, for a host that waits on mapped memory
+/// (the blocking forms): *flag = value after the result. flag null: no report.
+struct completion {
+  unsigned* flag = nullptr;
+  unsigned value = 0;
+};
+
+/// Thread 0, after the result and every workspace write of the launch: reports completion.
+__device__ __forceinline__ void report(const completion& c) {
+  if (c.flag) {
+    __threadfence_system();
+    *reinterpret_cast<volatile unsigned*>(c.flag) = c.value;
+  }
+}
+
+/// What a launch needs besides its input: the input's L2 policy, the workspace's start ticket
+/// and slots, and the completion report.
+struct launch_state {
+  bool stream_first = false;  ///< load with evict_first (see l2_policy)
+  unsigned int* ticket = nullptr;
+  std::uint64_t* slots = nullptr;
+  completion done;
+};
+
+/// First thing in every block of a grid of several: thread 0 draws the block's start ticket
+/// (returned in thread 0; the block that draws grid - 1 combines), and block 0 brings the
+/// slots' lines (Words 8-byte words per block) into L2 ahead of the combining block's polls.
+template <unsigned Block, int Words>
+__device__ __forceinline__ unsigned draw_start_ticket(const launch_state& st) {
+  const unsigned t = threadIdx.x, grid = gridDim.x;
+  unsigned start = 0;
+  if (grid > 1) {
+    if (t == 0) start = atomicInc(st.ticket, grid - 1);  // wraps to 0 after the last block: ready for the next launch
+    if (blockIdx.x == 0)
+      for (unsigned line = t; line * 128 < grid * Words * 8u; line += Block)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const char*>(st.slots) + line * 128));
+  }
+  return start;
 }
 
 /// The result written to out is finish(op(init, reduction)): finish maps the accumulator to
 /// what the caller sees (the arg reductions turn the identity's index into -1).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-__global__ void __launch_bounds__(Policy::block,
-                                  sizeof(Acc) <= 8 ? Policy::min_blocks_per_sm : Policy::min_blocks_per_sm * 3 / 4)
+__global__ void __launch_bounds__(Policy::block, sizeof(Acc) <= 8 || Policy::min_blocks_per_sm < 4
+                                                     ? Policy::min_blocks_per_sm
+                                                     : Policy::min_blocks_per_sm * 3 / 4)
     single_pass_kernel(const In* __restrict__ in, std::int64_t n, Load load, Op op, Finish finish, Acc identity,
-                       Acc init, Acc* __restrict__ out, Acc* __restrict__ partials, unsigned int* ticket) {
+                       Acc init, Acc* __restrict__ out, const launch_state st) {
   constexpr unsigned block = Policy::block;
+  constexpr int words = slot<Acc>::words;
   __shared__ block::reduce_storage<Acc, block> storage;
-  __shared__ bool last_block;
-  const std::int64_t threads = std::int64_t(gridDim.x) * block;
-  Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(blockIdx.x) * block + threadIdx.x, threads);
+  __shared__ Acc own;  // the combining block's own partial
+  __shared__ bool combiner;
+  const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
+  const unsigned start = draw_start_ticket<block, words>(st);
+  Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
+                                l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, identity, storage);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) store_whole(out, finish(op(init, v)));
+  if (grid == 1) {
+    if (t == 0) {
+      store_whole(out, finish(op(init, v)));
+      report(st.done);
+    }
     return;
   }
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = v;
-    // Release this block's partial; acquire all earlier ones. The last ticket sees them all.
-    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> t(*ticket);
-    last_block = t.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+  if (t == 0) {
+    combiner = start == grid - 1;
+    if (combiner) own = v;
+    else publish(st.slots + std::size_t(b) * words, v);
   }
   __syncthreads();  // also orders storage's reads above before its reuse below
-  if (!last_block) return;
-  __threadfence();
+  if (!combiner) return;
   Acc w = identity;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += block) w = op(w, partials[b]);
+  for (unsigned i = t; i < grid; i += block) w = op(w, i == b ? own : collect<Acc>(st.slots + std::size_t(i) * words));
   w = block::reduce<block>(w, op, identity, storage);
-  if (threadIdx.x == 0) {
+  if (t == 0) {
     store_whole(out, finish(op(init, w)));
-    *ticket = 0;  // ready for the next launch with this workspace
+    report(st.done);  // after the slots' clearing: the barrier in block::reduce ordered it
   }
 }
 
@@ -172,7 +341,7 @@ std::int64_t grid_for(std::int64_t n, int device, int sm_count) {
 
 // ---- The arg reductions' kernel ------------------------------------------------------------
 //
-// Same launch, ticket and last-block scheme as single_pass_kernel, reading the same tiles
+// Same launch, start ticket and combining block as single_pass_kernel, reading the same tiles
 // (block b takes tiles b, b + grid, ... of `block * unroll` 16-byte vectors; block 0 also
 // takes the unaligned head, the tail goes with the tile it would start), but each block
 // carries an arg_local pair, {32-bit key, value}: 8 bytes for float, so a shuffle level moves
@@ -182,8 +351,9 @@ std::int64_t grid_for(std::int64_t n, int device, int sm_count) {
 // elements in increasing order, so along one vector the rule needs no index comparison
 // (arg_later). A block with more than 2^30 elements of tiles (never in practice: 2^30 per
 // block times a full wave of blocks) reduces them a piece at a time, widening each piece's
-// result in thread 0. Every combination is exact and the rule is a total order on (value,
-// index), so the result is the same for any grid and bit-identical run to run.
+// result in thread 0. The combining block compares 64-bit indices. Every combination is exact
+// and the rule is a total order on (value, index), so the result is the same for any grid and
+// bit-identical run to run.
 
 /// An arg pair: an index (a block-local key, or the 64-bit index) and a value.
 template <class I, class T>
@@ -244,12 +414,12 @@ __device__ __forceinline__ P arg_block_reduce(P v, P* warp_results) {
 /// smaller index) and no load needs a predicate.
 template <class Policy, bool Max, class T>
 __device__ __forceinline__ void arg_tile(const vector16<T>* __restrict__ tile, int count, int key0,
-                                         arg_local<T>& acc) {
+                                         arg_local<T>& acc, std::uint64_t l2) {
   using vec = vector16<T>;
   constexpr int u_count = Policy::unroll, block = int(Policy::block);
   vec r[u_count];
 #pragma unroll
-  for (int u = 0; u < u_count; ++u) r[u] = tile[min(int(threadIdx.x) + u * block, count - 1)];
+  for (int u = 0; u < u_count; ++u) r[u] = load_vector(tile + min(int(threadIdx.x) + u * block, count - 1), l2);
   // One chain in key order: no key comparison needed.
   arg_local<T> m = {0, r[0].v[0]};
 #pragma unroll
@@ -272,12 +442,10 @@ struct arg_layout {
   std::int64_t tail_block;        ///< the block that takes the tail (-1: no tail) ...
   std::int64_t tail_round;        ///< ... as part of its tile of this round
   std::int64_t piece_iterations;  ///< tiles per block reduced with 32-bit keys before widening
-  bool wide;                      ///< tile numbers reach 2^31 - 1: the last block compares 64-bit indices
 };
 
 template <class Policy, class T>
-arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::int64_t piece_elements,
-                           std::int64_t wide_tiles = no_local) {
+arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::int64_t piece_elements) {
   constexpr std::int64_t size = vector16<T>::size, tile_vectors = std::int64_t(Policy::block) * Policy::unroll;
   const std::int64_t head = unaligned_head(in, n), vectors = (n - head) / size;
   const std::int64_t tiles = (vectors + tile_vectors - 1) / tile_vectors, tail_tile = vectors / tile_vectors;
@@ -289,30 +457,34 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
           tiles % grid,
           tail ? tail_tile % grid : -1,
           tail_tile / grid,
-          std::max<std::int64_t>(1, std::min<std::int64_t>(piece_elements, 1 << 30) / (tile_vectors * size)),
-          tail_tile >= std::min<std::int64_t>(wide_tiles, no_local)};
+          std::max<std::int64_t>(1, std::min<std::int64_t>(piece_elements, 1 << 30) / (tile_vectors * size))};
 }
 
 /// arg_minimum (Max false) or arg_maximum (Max true) of in[0, n) into *out, index -1 when empty.
 template <class Policy, bool Max, class T>
-__global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 ? Policy::min_blocks_per_sm
-                                                                           : Policy::min_blocks_per_sm * 3 / 4)
+__global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 || Policy::min_blocks_per_sm < 4
+                                                     ? Policy::min_blocks_per_sm
+                                                     : Policy::min_blocks_per_sm * 3 / 4)
     arg_kernel(const T* __restrict__ in, const arg_layout layout, key_value<T>* __restrict__ out,
-               key_value<T>* __restrict__ partials, unsigned int* ticket) {
+               key_value<T>* __restrict__ partials, const launch_state st) {
   static_assert(arg_vectorizable<T>);
   using vec = vector16<T>;
   using local = arg_local<T>;
   constexpr unsigned block = Policy::block;
   constexpr int tile_vectors = int(block) * Policy::unroll, tile = tile_vectors * vec::size;
-  using wide = arg_pair<long long, T>;  // the last block's pairs: the 64-bit index, no padding to carry
+  using wide = arg_pair<long long, T>;  // the combining block's pairs: the 64-bit index, no padding to carry
+  constexpr int words = slot<key_value<T>>::words;
   __shared__ union {
     local keys[block / 32];
     wide indices[block / 32];
   } warp_results;
-  __shared__ bool last_block;
+  __shared__ key_value<T> own;  // the combining block's own partial
+  __shared__ bool combiner;
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
+  const unsigned start = draw_start_ticket<block, words>(st);
+  const std::uint64_t l2 = l2_policy(st.stream_first);
 
   // This block's tiles are b + i * grid for i < iterations. The tail (n - tail_begin elements,
   // fewer than a vector) follows the last vector, in tile `vectors / tile_vectors` (perhaps one
@@ -338,7 +510,7 @@ __global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 ? Pol
       const std::int64_t left = layout.vectors - start;
       if (left <= t) break;  // no vector here for this thread (nor in later tiles)
       arg_tile<Policy, Max>(body + start, left < tile_vectors ? int(left) : tile_vectors,
-                            lead + i * tile + int(t) * vec::size, acc);
+                            lead + i * tile + int(t) * vec::size, acc, l2);
     }
     if (tail)
       acc = arg_pick_pair<Max>(
@@ -371,51 +543,27 @@ __global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 ? Pol
     if (t == 0) {
       if (best.index == no_index) best.index = -1;
       store_whole(out, best);
+      report(st.done);
     }
     return;
   }
   if (t == 0) {
-    partials[b] = best;
-    // Release this block's partial; acquire all earlier ones. The last ticket sees them all.
-    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> tk(*ticket);
-    last_block = tk.fetch_add(1u, cuda::memory_order_acq_rel) == grid - 1;
+    combiner = start == grid - 1;
+    if (combiner) own = best;
+    else publish(st.slots + std::size_t(b) * words, best);
   }
   __syncthreads();  // also orders warp_results' reads above before its reuse below
-  if (!last_block) return;
-  __threadfence();
-  if (!layout.wide) {
-    // A partial's key is the number of the tile its element is in (the head's is tile 0, the
-    // tail's the tile it follows): different blocks' tiles differ, and their numbers are in
-    // index order. The winner's 64-bit index is read back from its block's partial.
-    local w{no_local, identity_value};
-    for (unsigned i0 = t; i0 < grid; i0 += 4 * block) {  // four partials' loads in flight at once
-      std::int64_t index[4];
-      T value[4];
-#pragma unroll
-      for (unsigned u = 0; u < 4; ++u) {
-        const unsigned i = i0 + u * block < grid ? i0 + u * block : i0;  // a repeat never wins: same key
-        index[u] = partials[i].index;
-        value[u] = partials[i].value;
-      }
-#pragma unroll
-      for (unsigned u = 0; u < 4; ++u) {
-        const int key =
-            index[u] == no_index ? no_local : index[u] < layout.head ? 0 : int(std::uint64_t(index[u] - layout.head) / tile);
-        w = arg_pick_pair<Max>(w, local{key, value[u]});
-      }
-    }
-    w = arg_block_reduce<block, Max>(w, warp_results.keys);
-    if (t == 0) {
-      const unsigned owner = unsigned(w.index) < grid ? unsigned(w.index) : unsigned(w.index) % grid;  // tile's block
-      store_whole(out, key_value<T>{w.index == no_local ? -1 : partials[owner].index, w.value});
-    }
-  } else {  // never in practice: more than 2^31 - 2 tiles (2^44 bytes)
-    wide w{no_index, identity_value};
-    for (unsigned i = t; i < grid; i += block) w = arg_pick_pair<Max>(w, wide{partials[i].index, partials[i].value});
-    w = arg_block_reduce<block, Max>(w, warp_results.indices);
-    if (t == 0) store_whole(out, key_value<T>{w.index == no_index ? -1 : w.index, w.value});
+  if (!combiner) return;
+  wide w{no_index, identity_value};
+  for (unsigned i = t; i < grid; i += block) {
+    const key_value<T> p = i == b ? own : collect<key_value<T>>(st.slots + std::size_t(i) * words);
+    w = arg_pick_pair<Max>(w, wide{p.index, p.value});
   }
-  if (t == 0) *ticket = 0;  // ready for the next launch with this workspace
+  w = arg_block_reduce<block, Max>(w, warp_results.indices);
+  if (t == 0) {
+    store_whole(out, key_value<T>{w.index == no_index ? -1 : w.index, w.value});
+    report(st.done);
+  }
 }
 
 /// The arg kernel's grid for n elements: as grid_for, one full wave at most.

@@ -330,12 +330,16 @@ int blocks_per_sm(int device) {
   return resident_blocks<single_pass_kernel<Policy, In, Acc, Load, Op, Finish>>(device, Policy::block);
 }
 
-/// The grid for n elements: one full wave at most, and no more blocks than there is work for.
+/// The grid for n elements: one block when one round of its loads covers the input (no
+/// handshake); otherwise a block per round of one vector per thread, up to one full wave, so
+/// that the per-element work (a conversion, a 64-bit add) spreads over as many multiprocessors
+/// as there is input for.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
 std::int64_t grid_for(std::int64_t n, int device, int sm_count) {
-  const std::int64_t per_block_iteration = std::int64_t(Policy::block) * vector16<In>::size * Policy::unroll;
+  const std::int64_t one_round = std::int64_t(Policy::block) * vector16<In>::size;
+  if (n <= one_round * Policy::unroll) return 1;
   const std::int64_t wave = std::int64_t(blocks_per_sm<Policy, In, Acc, Load, Op, Finish>(device)) * sm_count;
-  return std::max<std::int64_t>(1, std::min((n + per_block_iteration - 1) / per_block_iteration, wave));
+  return std::min((n + one_round - 1) / one_round, wave);
 }
 
 

@@ -76,7 +76,8 @@ struct arg_finish {
 };
 
 /// async: the result goes to the caller's device memory; blocking: to the workspace's mapped
-/// host memory, and the caller synchronizes before the workspace is used again.
+/// host memory, with a completion report the caller waits for before it reads the result or
+/// uses the workspace again.
 enum class mode { async, blocking };
 
 /// What every entry point does around its launches: checks n and the pointers, holds the

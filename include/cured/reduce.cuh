@@ -115,10 +115,7 @@ inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, 
   st.stream_first = bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
   st.ticket = ws.ticket();
   st.slots = ws.slots();
-  if (use) {
-    const auto [flag, value] = use->report_to();
-    st.done = {flag, value};
-  }
+  if (use) st.done = use->report_to();
   return st;
 }
 

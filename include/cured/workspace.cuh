@@ -18,11 +18,17 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <utility>
 
 #include "cured/error.cuh"
 
 namespace cured {
+
+/// Where a kernel reports that its result is written, for a host that waits on mapped memory
+/// (the blocking forms): *flag = value after the result. flag null: no report.
+struct completion {
+  unsigned* flag = nullptr;
+  unsigned value = 0;
+};
 
 class workspace {
 public:
@@ -88,7 +94,7 @@ public:
 
   // --- completion of the blocking forms ------------------------------------------------
   // The blocking forms' single-pass and arg kernels end by writing a value into mapped host
-  // memory (device::completion), after their result and their last use of the workspace; the
+  // memory (cured::completion), after their result and their last use of the workspace; the
   // host spins on it instead of synchronizing the stream. (Asynchronous calls do not report:
   // a kernel that writes host memory takes longer to complete, about a microsecond on the
   // H200, while the event record that tracks them costs no measurable GPU time.)
@@ -159,10 +165,10 @@ public:
         if (q != cudaSuccess) CURED_CHECK(q);
       }
     }
-    /// Where this call's kernel reports its completion (flag, value): for a blocking call the
-    /// value its caller armed and waits for; {nullptr, 0} (no report) otherwise.
-    std::pair<unsigned*, unsigned> report_to() const {
-      if (!synchronous_) return {nullptr, 0};
+    /// Where this call's kernel reports its completion: for a blocking call the value its
+    /// caller armed and waits for; no report otherwise.
+    completion report_to() const {
+      if (!synchronous_) return {};
       return {ws_.completion_flag_on_device(), ws_.completion_value_};
     }
     /// Call after the work is enqueued.

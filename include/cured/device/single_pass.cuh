@@ -23,6 +23,7 @@
 #include "cured/block/block_reduce.cuh"
 #include "cured/error.cuh"
 #include "cured/ops.cuh"
+#include "cured/workspace.cuh"
 
 namespace cured::device {
 
@@ -228,14 +229,8 @@ __device__ __forceinline__ Acc collect(std::uint64_t* s) {
   return v;
 }
 
-/// Where a kernel reports that its result is written, for a host that waits on mapped memory
-/// (the blocking forms): *flag = value after the result. flag null: no report.
-struct completion {
-  unsigned* flag = nullptr;
-  unsigned value = 0;
-};
-
-/// Thread 0, after the result and every workspace write of the launch: reports completion.
+/// Thread 0, after the result and every workspace write of the launch: reports completion
+/// (cured::completion, workspace.cuh) to a host that waits on mapped memory.
 __device__ __forceinline__ void report(const completion& c) {
   if (c.flag) {
     __threadfence_system();
@@ -251,6 +246,35 @@ struct launch_state {
   std::uint64_t* slots = nullptr;
   completion done;
 };
+
+/// After the block's reduction (v valid in thread 0), in every thread of a grid of several:
+/// the combining block (start ticket grid - 1) keeps v in `own`, the others publish it to their
+/// slot. True in every thread of the combining block; the others may return. Contains a
+/// __syncthreads(), which also orders the block's earlier shared-memory reads before reuse.
+template <class Acc>
+__device__ __forceinline__ bool hand_over(unsigned ticket, const Acc& v, const launch_state& st, Acc& own,
+                                          bool& combines) {
+  if (threadIdx.x == 0) {
+    combines = ticket == gridDim.x - 1;
+    if (combines) own = v;
+    else publish(st.slots + std::size_t(blockIdx.x) * slot<Acc>::words, v);
+  }
+  __syncthreads();
+  return combines;
+}
+
+/// In the combining block: block i's partial (its own from `own`; another's once published).
+template <class Acc>
+__device__ __forceinline__ Acc partial_of(unsigned i, const Acc& own, const launch_state& st) {
+  return i == blockIdx.x ? own : collect<Acc>(st.slots + std::size_t(i) * slot<Acc>::words);
+}
+
+/// The blocks per multiprocessor a kernel's launch bounds ask for when each thread carries
+/// Bytes of running value: Policy's, or three quarters of it (from 4 up) for values over 8
+/// bytes, which would spill under the smaller register cap.
+template <class Policy, std::size_t Bytes>
+inline constexpr int min_blocks_for = Bytes <= 8 || Policy::min_blocks_per_sm < 4 ? Policy::min_blocks_per_sm
+                                                                                  : Policy::min_blocks_per_sm * 3 / 4;
 
 /// First thing in every block of a grid of several: thread 0 draws the block's start ticket
 /// (returned in thread 0; the block that draws grid - 1 combines), and block 0 brings the
@@ -271,18 +295,15 @@ __device__ __forceinline__ unsigned draw_start_ticket(const launch_state& st) {
 /// The result written to out is finish(op(init, reduction)): finish maps the accumulator to
 /// what the caller sees (the arg reductions turn the identity's index into -1).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-__global__ void __launch_bounds__(Policy::block, sizeof(Acc) <= 8 || Policy::min_blocks_per_sm < 4
-                                                     ? Policy::min_blocks_per_sm
-                                                     : Policy::min_blocks_per_sm * 3 / 4)
+__global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(Acc)>)
     single_pass_kernel(const In* __restrict__ in, std::int64_t n, Load load, Op op, Finish finish, Acc identity,
                        Acc init, Acc* __restrict__ out, const launch_state st) {
   constexpr unsigned block = Policy::block;
-  constexpr int words = slot<Acc>::words;
   __shared__ block::reduce_storage<Acc, block> storage;
   __shared__ Acc own;  // the combining block's own partial
-  __shared__ bool combiner;
+  __shared__ bool combines;
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
-  const unsigned start = draw_start_ticket<block, words>(st);
+  const unsigned ticket = draw_start_ticket<block, slot<Acc>::words>(st);
   Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
                                 l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, identity, storage);
@@ -293,15 +314,9 @@ __global__ void __launch_bounds__(Policy::block, sizeof(Acc) <= 8 || Policy::min
     }
     return;
   }
-  if (t == 0) {
-    combiner = start == grid - 1;
-    if (combiner) own = v;
-    else publish(st.slots + std::size_t(b) * words, v);
-  }
-  __syncthreads();  // also orders storage's reads above before its reuse below
-  if (!combiner) return;
+  if (!hand_over(ticket, v, st, own, combines)) return;
   Acc w = identity;
-  for (unsigned i = t; i < grid; i += block) w = op(w, i == b ? own : collect<Acc>(st.slots + std::size_t(i) * words));
+  for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
   w = block::reduce<block>(w, op, identity, storage);
   if (t == 0) {
     store_whole(out, finish(op(init, w)));
@@ -466,9 +481,7 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
 
 /// arg_minimum (Max false) or arg_maximum (Max true) of in[0, n) into *out, index -1 when empty.
 template <class Policy, bool Max, class T>
-__global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 || Policy::min_blocks_per_sm < 4
-                                                     ? Policy::min_blocks_per_sm
-                                                     : Policy::min_blocks_per_sm * 3 / 4)
+__global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(arg_local<T>)>)
     arg_kernel(const T* __restrict__ in, const arg_layout layout, key_value<T>* __restrict__ out,
                key_value<T>* __restrict__ partials, const launch_state st) {
   static_assert(arg_vectorizable<T>);
@@ -477,17 +490,16 @@ __global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 || Po
   constexpr unsigned block = Policy::block;
   constexpr int tile_vectors = int(block) * Policy::unroll, tile = tile_vectors * vec::size;
   using wide = arg_pair<long long, T>;  // the combining block's pairs: the 64-bit index, no padding to carry
-  constexpr int words = slot<key_value<T>>::words;
   __shared__ union {
     local keys[block / 32];
     wide indices[block / 32];
   } warp_results;
   __shared__ key_value<T> own;  // the combining block's own partial
-  __shared__ bool combiner;
+  __shared__ bool combines;
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
-  const unsigned start = draw_start_ticket<block, words>(st);
+  const unsigned ticket = draw_start_ticket<block, slot<key_value<T>>::words>(st);
   const std::uint64_t l2 = l2_policy(st.stream_first);
 
   // This block's tiles are b + i * grid for i < iterations. The tail (n - tail_begin elements,
@@ -551,16 +563,10 @@ __global__ void __launch_bounds__(Policy::block, sizeof(arg_local<T>) <= 8 || Po
     }
     return;
   }
-  if (t == 0) {
-    combiner = start == grid - 1;
-    if (combiner) own = best;
-    else publish(st.slots + std::size_t(b) * words, best);
-  }
-  __syncthreads();  // also orders warp_results' reads above before its reuse below
-  if (!combiner) return;
+  if (!hand_over(ticket, best, st, own, combines)) return;
   wide w{no_index, identity_value};
   for (unsigned i = t; i < grid; i += block) {
-    const key_value<T> p = i == b ? own : collect<key_value<T>>(st.slots + std::size_t(i) * words);
+    const key_value<T> p = partial_of(i, own, st);
     w = arg_pick_pair<Max>(w, wide{p.index, p.value});
   }
   w = arg_block_reduce<block, Max>(w, warp_results.indices);

@@ -108,6 +108,22 @@ inline std::int64_t grid_or_override(std::int64_t grid, const workspace& ws) {
   return forced > 0 ? std::min<std::int64_t>(forced, std::int64_t(ws.sm_count()) * workspace::max_blocks_per_sm) : grid;
 }
 
+/// Test hook of the single-pass kernel, before grid_override: a grid of this many blocks as
+/// one cluster (0: automatic; clamped to the largest cluster the device runs, and ignored
+/// where that is 1). With it, small inputs take the combination in a cluster at every size.
+inline std::atomic<unsigned> cluster_override{0};
+
+/// The automatic shape of `Kernel`'s launch, or the test hooks'.
+template <auto Kernel>
+device::launch_shape shape_or_override(const device::launch_shape& automatic, const workspace& ws, unsigned block) {
+  if (const unsigned forced = cluster_override.load(std::memory_order_relaxed); forced > 1) {
+    const unsigned c = std::min({forced, device::max_cluster, device::cluster_limit<Kernel>(ws.device(), block)});
+    if (c > 1) return {c, c};
+  }
+  if (grid_override.load(std::memory_order_relaxed) > 0) return {grid_or_override(automatic.grid, ws), 1};
+  return automatic;
+}
+
 /// The kernel's launch state in workspace ws for an input of `bytes`, reporting its completion
 /// as `use` says (use null: no report).
 inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, workspace::use* use) {
@@ -126,12 +142,13 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   using policy = device::policy;
+  constexpr auto kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish>;
   guarded_launch<M>(in, n, out, ws, stream, "single_pass_kernel launch", [&](workspace::use& use) {
     const Acc identity = identity_of<Op, Acc>(op);
-    const std::int64_t grid =
-        grid_or_override(device::grid_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count()), ws);
-    device::single_pass_kernel<policy, In, Acc, Load, Op, Finish><<<unsigned(grid), policy::block, 0, stream>>>(
-        in, n, load, op, finish, identity, init, out, launch_state_for(ws, n * std::int64_t(sizeof(In)), &use));
+    const device::launch_shape shape = shape_or_override<kernel>(
+        device::shape_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count()), ws, policy::block);
+    device::launch_kernel(kernel, shape, policy::block, stream, in, n, load, op, finish, identity, init, out,
+                          launch_state_for(ws, n * std::int64_t(sizeof(In)), &use));
   });
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -156,16 +157,30 @@ TYPED_TEST(ReduceTest, MisalignedInputs) {
       if (n <= cured::test::max_test_n()) check_all_ops(d.data(), h, off, n, ws, "offset " + std::to_string(off * sizeof(T)) + " bytes, n " + std::to_string(n));
 }
 
-/// Sets the kernels' grid for one scope (a test hook; 0 keeps the automatic grid).
-class forced_grid {
+/// Sets one of the library's test hooks for one scope (0 keeps the automatic choice).
+template <class T>
+class scoped_hook {
 public:
-  explicit forced_grid(std::int64_t grid) : previous_(cured::detail::grid_override.exchange(grid)) {}
-  ~forced_grid() { cured::detail::grid_override.store(previous_); }
-  forced_grid(const forced_grid&) = delete;
-  forced_grid& operator=(const forced_grid&) = delete;
+  scoped_hook(std::atomic<T>& hook, T value) : hook_(hook), previous_(hook.exchange(value)) {}
+  ~scoped_hook() { hook_.store(previous_); }
+  scoped_hook(const scoped_hook&) = delete;
+  scoped_hook& operator=(const scoped_hook&) = delete;
 
 private:
-  std::int64_t previous_;
+  std::atomic<T>& hook_;
+  T previous_;
+};
+
+/// The kernels' grid for one scope.
+class forced_grid : scoped_hook<std::int64_t> {
+public:
+  explicit forced_grid(std::int64_t grid) : scoped_hook(cured::detail::grid_override, grid) {}
+};
+
+/// The single-pass kernel's grid as one cluster of this many blocks, for one scope.
+class forced_cluster : scoped_hook<unsigned> {
+public:
+  explicit forced_cluster(unsigned blocks) : scoped_hook(cured::detail::cluster_override, blocks) {}
 };
 
 /// Sets the arg kernel's test hooks (piece length, grid) for one scope.
@@ -401,12 +416,11 @@ struct to_stats {
   __host__ __device__ stats operator()(std::int32_t x) const { return {x, 1, x, x}; }
 };
 
-// The combining block's path at the small sizes the sanitizers run: grids from 2 blocks to
-// more blocks than the combining block has threads, accumulators of one, two and six slot
-// words, async and blocking, many launches in a row on one workspace (each must leave the
-// slots and the ticket as it found them).
-TEST(Reduce, ForcedGridsCombineEveryBlock) {
-  CURED_REQUIRE_GPU();
+// Every combination of partials at the small sizes the sanitizers run (under each shape a
+// test sets with a hook): accumulators of one, two and six slot words, async and blocking,
+// many launches in a row on one workspace (each must leave the slots and the ticket as it
+// found them), and the arg reductions.
+void check_combinations(const std::string& shape) {
   const std::uint64_t seed = cured::bench::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::int64_t n_max = std::min<std::int64_t>(cured::test::max_test_n(), 100003);
@@ -417,31 +431,48 @@ TEST(Reduce, ForcedGridsCombineEveryBlock) {
   device_buffer<std::int64_t> d_sum(1);
   device_buffer<std::int32_t> d_max(1);
   device_buffer<stats> d_stats(1);
-  const std::int64_t most = std::int64_t(ws.sm_count()) * cured::workspace::max_blocks_per_sm;
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(5), std::int64_t(4999), n_max}) {
+    if (n > n_max) continue;
+    const std::string where = shape + ", n " + std::to_string(n);
+    stats want{0, n, INT32_MAX, INT32_MIN};
+    for (std::int64_t i = 0; i < n; ++i) {
+      want.sum += h[i];
+      want.lo = std::min(want.lo, h[i]);
+      want.hi = std::max(want.hi, h[i]);
+    }
+    cured::sum_async(d.data(), n, d_sum.data(), ws);
+    EXPECT_EQ(to_host(d_sum.data(), 1)[0], want.sum) << where << " sum";
+    EXPECT_EQ(cured::sum(d.data(), n), want.sum) << where << " blocking sum";
+    cured::max_async(d.data(), n, d_max.data(), ws);
+    EXPECT_EQ(to_host(d_max.data(), 1)[0], want.hi) << where << " max";
+    cured::transform_reduce_async(d.data(), n, d_stats.data(), to_stats{}, stats_op{}, stats_op{}.identity(), ws);
+    const stats got = to_host(d_stats.data(), 1)[0];
+    EXPECT_TRUE(got.sum == want.sum && got.count == want.count && got.lo == want.lo && got.hi == want.hi) << where
+                                                                                                           << " stats";
+    const stats blocking = cured::transform_reduce(d.data(), n, to_stats{}, stats_op{}, stats_op{}.identity());
+    EXPECT_TRUE(blocking.sum == want.sum && blocking.count == want.count) << where << " blocking stats";
+    check_args(d.data(), h, 0, n, ws, where);
+  }
+}
+
+// The combining block's path: grids from 2 blocks to more blocks than the combining block has
+// threads.
+TEST(Reduce, ForcedGridsCombineEveryBlock) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t most = std::int64_t(cured::workspace().sm_count()) * cured::workspace::max_blocks_per_sm;
   for (std::int64_t grid : {std::int64_t(2), std::int64_t(3), std::int64_t(7), std::int64_t(1025), most}) {
     forced_grid g(grid);
-    for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(5), std::int64_t(4999), n_max}) {
-      if (n > n_max) continue;
-      const std::string where = "grid " + std::to_string(grid) + ", n " + std::to_string(n);
-      stats want{0, n, INT32_MAX, INT32_MIN};
-      for (std::int64_t i = 0; i < n; ++i) {
-        want.sum += h[i];
-        want.lo = std::min(want.lo, h[i]);
-        want.hi = std::max(want.hi, h[i]);
-      }
-      cured::sum_async(d.data(), n, d_sum.data(), ws);
-      EXPECT_EQ(to_host(d_sum.data(), 1)[0], want.sum) << where << " sum";
-      EXPECT_EQ(cured::sum(d.data(), n), want.sum) << where << " blocking sum";
-      cured::max_async(d.data(), n, d_max.data(), ws);
-      EXPECT_EQ(to_host(d_max.data(), 1)[0], want.hi) << where << " max";
-      cured::transform_reduce_async(d.data(), n, d_stats.data(), to_stats{}, stats_op{}, stats_op{}.identity(), ws);
-      const stats got = to_host(d_stats.data(), 1)[0];
-      EXPECT_TRUE(got.sum == want.sum && got.count == want.count && got.lo == want.lo && got.hi == want.hi) << where
-                                                                                                             << " stats";
-      const stats blocking = cured::transform_reduce(d.data(), n, to_stats{}, stats_op{}, stats_op{}.identity());
-      EXPECT_TRUE(blocking.sum == want.sum && blocking.count == want.count) << where << " blocking stats";
-      check_args(d.data(), h, 0, n, ws, where);
-    }
+    check_combinations("grid " + std::to_string(grid));
+  }
+}
+
+// The combination in one cluster (Hopper and later): clusters of 2 to 16 blocks, as many as
+// the device runs; the arg reductions keep their own kernel.
+TEST(Reduce, ForcedClustersCombineEveryBlock) {
+  CURED_REQUIRE_GPU();
+  for (unsigned blocks : {2u, 3u, 5u, 8u, 16u}) {
+    forced_cluster c(blocks);
+    check_combinations("cluster of up to " + std::to_string(blocks) + " blocks");
   }
 }
 

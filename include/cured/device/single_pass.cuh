@@ -4,14 +4,17 @@
 // A grid of at most one full wave of blocks grid-strides over the input with 16-byte loads,
 // `unroll` of them in flight per thread (scalar loads for the unaligned head and the tail).
 // Each block reduces its threads' values with shuffles. A grid of one block writes the result
-// directly. In a larger grid each block draws a start ticket before its loads; the block that
-// draws the last one (every other block has started by then, so waiting for them cannot
-// deadlock) combines the others' partials as they arrive, in block order, applies `init` and
-// writes the result; the others publish their partial and leave. The assignment of elements
+// directly. A grid that is one thread-block cluster (Hopper; middle sizes) combines its
+// partials in block 0's shared memory, written through distributed shared memory: no round
+// trip through L2. In a larger grid each block draws a start ticket before its loads; the
+// block that draws the last one (every other block has started by then, so waiting for them
+// cannot deadlock) combines the others' partials as they arrive, in block order, applies
+// `init` and writes the result; the others publish their partial and leave. The assignment of elements
 // to threads and the order of every combination depend only on n, the pointer's alignment and
 // the device, so results are bit-identical run to run. argmin and argmax take arg_kernel
 // (below): the same tiles, with 32-bit keys local to each block.
 
+#include <cooperative_groups.h>
 #include <cuda/atomic>
 #include <cuda_runtime_api.h>
 
@@ -19,6 +22,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "cured/block/block_reduce.cuh"
 #include "cured/error.cuh"
@@ -292,6 +296,43 @@ __device__ __forceinline__ unsigned draw_start_ticket(const launch_state& st) {
   return start;
 }
 
+// ---- Combining partials within one cluster ------------------------------------------------
+
+/// Most blocks of a cluster whose partials single_pass_kernel combines in shared memory
+/// (Hopper's non-portable cluster limit; the portable one is 8).
+inline constexpr unsigned max_cluster = 16;
+
+/// Blocks in this block's cluster: 1 without a cluster launch, and before Hopper.
+__device__ __forceinline__ unsigned cluster_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return cooperative_groups::this_cluster().num_blocks();
+#else
+  return 1;
+#endif
+}
+
+/// In a grid that is one cluster, after the block's reduction (v valid in thread 0), in every
+/// thread: thread 0 of each block writes v into block 0's partials[rank]; the cluster barrier
+/// makes the writes visible to block 0 and keeps block 0 resident until all are written; then
+/// block 0's first warp combines the partials in rank order. True in block 0's thread 0 only,
+/// where v then holds the combination; the other threads may return.
+template <class Acc, class Op>
+__device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& identity, Acc (&partials)[max_cluster]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank(), t = threadIdx.x;
+  if (t == 0) store_whole(cluster.map_shared_rank(&partials[rank], 0), v);
+  cluster.sync();
+  if (rank != 0 || t >= 32) return false;
+  v = warp::reduce(t < cluster.num_blocks() ? partials[t] : identity, op);
+  return t == 0;
+#else
+  (void)v, (void)op, (void)identity, (void)partials;
+  return false;
+#endif
+}
+
 /// The result written to out is finish(op(init, reduction)): finish maps the accumulator to
 /// what the caller sees (the arg reductions turn the identity's index into -1).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
@@ -302,26 +343,31 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
   __shared__ block::reduce_storage<Acc, block> storage;
   __shared__ Acc own;  // the combining block's own partial
   __shared__ bool combines;
+  __shared__ Acc cluster_partials[max_cluster];  // block 0's, in a grid of one cluster
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
-  const unsigned ticket = draw_start_ticket<block, slot<Acc>::words>(st);
+  const bool one_cluster = grid > 1 && cluster_blocks() == grid;
+  const unsigned ticket = one_cluster ? 0 : draw_start_ticket<block, slot<Acc>::words>(st);
   Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
                                 l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, identity, storage);
+  // In the one thread that holds the whole reduction, after every other write of the launch.
+  const auto write_result = [&](const Acc& total) {
+    store_whole(out, finish(op(init, total)));
+    report(st.done);
+  };
   if (grid == 1) {
-    if (t == 0) {
-      store_whole(out, finish(op(init, v)));
-      report(st.done);
-    }
+    if (t == 0) write_result(v);
+    return;
+  }
+  if (one_cluster) {
+    if (combine_in_cluster(v, op, identity, cluster_partials)) write_result(v);
     return;
   }
   if (!hand_over(ticket, v, st, own, combines)) return;
   Acc w = identity;
   for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
   w = block::reduce<block>(w, op, identity, storage);
-  if (t == 0) {
-    store_whole(out, finish(op(init, w)));
-    report(st.done);  // after the slots' clearing: the barrier in block::reduce ordered it
-  }
+  if (t == 0) write_result(w);  // after the slots' clearing: the barrier in block::reduce ordered it
 }
 
 /// Blocks of `Kernel` (launched with `block` threads) resident on one multiprocessor, computed
@@ -339,22 +385,91 @@ int resident_blocks(int device, unsigned block) {
   return b;
 }
 
-/// Blocks of the kernel resident on one multiprocessor (computed once per instantiation and device).
-template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-int blocks_per_sm(int device) {
-  return resident_blocks<single_pass_kernel<Policy, In, Acc, Load, Op, Finish>>(device, Policy::block);
+/// The largest cluster of `Kernel` (launched with `block` threads) that the device can run, up
+/// to max_cluster: 1 before Hopper, or when the kernel was compiled for an earlier
+/// architecture (its code then has no cluster path). Computed once per kernel and device.
+template <auto Kernel>
+unsigned cluster_limit(int device, unsigned block) {
+  static std::atomic<unsigned> cached[64] = {};
+  std::atomic<unsigned>& c = cached[device & 63];
+  unsigned limit = c.load(std::memory_order_relaxed);
+  if (limit == 0) {
+    limit = 1;
+    int major = 0;
+    cudaFuncAttributes attr{};
+    CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CURED_CHECK(cudaFuncGetAttributes(&attr, Kernel));
+    if (major >= 9 && attr.ptxVersion >= 90) {
+      const bool non_portable =
+          cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+      for (unsigned size = non_portable ? max_cluster : 8; size > 1 && limit == 1; size /= 2) {
+        cudaLaunchAttribute dims{};
+        dims.id = cudaLaunchAttributeClusterDimension;
+        dims.val.clusterDim.x = size;
+        dims.val.clusterDim.y = dims.val.clusterDim.z = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(size);
+        config.blockDim = dim3(block);
+        config.attrs = &dims;
+        config.numAttrs = 1;
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) == cudaSuccess && clusters > 0) limit = size;
+      }
+      (void)cudaGetLastError();  // a size the device refused is not the caller's error
+    }
+    c.store(limit, std::memory_order_relaxed);
+  }
+  return limit;
 }
 
-/// The grid for n elements: one block when one round of its loads covers the input (no
-/// handshake); otherwise a block per round of one vector per thread, up to one full wave, so
-/// that the per-element work (a conversion, a 64-bit add) spreads over as many multiprocessors
-/// as there is input for.
+/// How a kernel is launched: `grid` blocks, all in one cluster when `cluster` (then equal to
+/// grid) is above 1.
+struct launch_shape {
+  std::int64_t grid = 1;
+  unsigned cluster = 1;
+};
+
+/// kernel<<<shape.grid, block, 0, stream>>>(args...), as one cluster when shape.cluster > 1.
+/// A failed launch is left to cudaGetLastError, as with <<<>>>.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, unsigned block, cudaStream_t stream,
+                   Args&&... args) {
+  if (shape.cluster <= 1) {
+    kernel<<<unsigned(shape.grid), block, 0, stream>>>(std::forward<Args>(args)...);
+    return;
+  }
+  cudaLaunchAttribute dims{};
+  dims.id = cudaLaunchAttributeClusterDimension;
+  dims.val.clusterDim.x = shape.cluster;
+  dims.val.clusterDim.y = dims.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(shape.grid));
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = &dims;
+  config.numAttrs = 1;
+  (void)cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+/// The shape for n elements: one block when one round of its loads covers the input (no
+/// handshake); otherwise a block per round of one vector per thread, so that the per-element
+/// work (a conversion, a 64-bit add) spreads over as many multiprocessors as there is input
+/// for: up to twice the largest cluster, as one cluster of at most that many blocks (partials
+/// through shared memory; a cluster's blocks share a GPC's bandwidth, so larger inputs go
+/// faster on more multiprocessors), beyond that as a plain grid of up to one full wave.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-std::int64_t grid_for(std::int64_t n, int device, int sm_count) {
+launch_shape shape_for(std::int64_t n, int device, int sm_count) {
+  constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;
   const std::int64_t one_round = std::int64_t(Policy::block) * vector16<In>::size;
-  if (n <= one_round * Policy::unroll) return 1;
-  const std::int64_t wave = std::int64_t(blocks_per_sm<Policy, In, Acc, Load, Op, Finish>(device)) * sm_count;
-  return std::min((n + one_round - 1) / one_round, wave);
+  if (n <= one_round * Policy::unroll) return {};
+  const std::int64_t blocks = (n + one_round - 1) / one_round;
+  const unsigned cluster = cluster_limit<kernel>(device, Policy::block);
+  if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {
+    const unsigned c = unsigned(std::min<std::int64_t>(blocks, cluster));
+    return {c, c};
+  }
+  const std::int64_t wave = std::int64_t(resident_blocks<kernel>(device, Policy::block)) * sm_count;
+  return {std::min(blocks, wave), 1};
 }
 
 
@@ -576,7 +691,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   }
 }
 
-/// The arg kernel's grid for n elements: as grid_for, one full wave at most.
+/// The arg kernel's grid for n elements: a block per tile, one full wave at most.
 template <class Policy, bool Max, class T>
 std::int64_t arg_grid_for(std::int64_t n, int device, int sm_count) {
   const std::int64_t per_block_iteration = std::int64_t(Policy::block) * vector16<T>::size * Policy::unroll;

@@ -15,9 +15,9 @@ constexpr std::int64_t size_limit = std::int64_t(1) << 62;
 using u128 = unsigned __int128;
 constexpr u128 u128_max = ~u128(0);
 
-constexpr std::array<std::string_view, 16> impl_list = {
+constexpr std::array<std::string_view, 17> impl_list = {
     "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
-    "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"};
+    "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
 // The element types cured-bench instantiates (bench/CMakeLists.txt, one translation unit each).
 constexpr std::array<std::string_view, 5> type_list = {"float", "double", "int32", "uint32", "half"};
 constexpr std::array<std::string_view, 6> op_list = {"sum", "exact_sum", "min", "max", "argmin", "argmax"};
@@ -458,7 +458,9 @@ measured read ceiling and of its theoretical peak, and speedups over step1 and C
 
 options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, thrust, cpu, cpu-mt,
-                   or the groups ladder (every step of --steps) and all   [all]
+                   floor (a kernel that only reads the input: no reduction, no result;
+                   the least time any one-launch reduction can take), or the groups
+                   ladder (every step of --steps) and all                 [all]
   --steps LIST     ladder steps to run, e.g. 1,3,5-7: added to --impl's list, and
                    what the groups ladder and all stand for               [1-10]
   --block N        threads per block for the ladder: 32, 64, ..., 1024    [256]

@@ -20,7 +20,7 @@
 namespace cured::bench {
 
 struct options {
-  std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cub, thrust, cpu, cpu-mt
+  std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cub, thrust, floor, cpu, cpu-mt
   std::vector<int> steps;           ///< the ladder steps in impls, ascending (empty when no step is selected)
   int block = 256;                  ///< threads per block for the ladder steps: a power of two in [32, 1024]
   std::vector<std::int64_t> sizes;  ///< element counts, ascending

@@ -13,6 +13,7 @@
 #include <limits>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/options.hpp"
@@ -35,7 +36,7 @@ struct row {
   double pct_peak = not_measured;       ///< gbps as % of the device's theoretical peak
   double vs_step1 = not_measured;       ///< time of step1 / this time, same type, op, data and n
   double vs_cub = not_measured;         ///< time of cub / this time, same type, op, data and n
-  std::string check;                    ///< "ok", the error ("got 3 want 4"), or "skipped: reason"
+  std::string check;                    ///< "ok", the error ("got 3 want 4"), "skipped: reason", or no_result_check
 };
 
 /// What the whole run shares.
@@ -61,7 +62,10 @@ void fill_derived(std::vector<row>& rows, const run_info& info);
 /// GitHub table.
 void write_report(std::ostream& os, options::format fmt, const run_info& info, const std::vector<row>& rows);
 
-/// 0 when every check is "ok" or starts with "skipped", else 1.
+/// The check of a row that computes no result (the read floor).
+inline constexpr std::string_view no_result_check = "n/a: reads only";
+
+/// 0 when every check is "ok", starts with "skipped", or is no_result_check, else 1.
 int exit_status(const std::vector<row>& rows);
 
 }  // namespace cured::bench

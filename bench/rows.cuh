@@ -246,6 +246,7 @@ struct implementation {
   bool on_gpu = true;
   std::function<bool(op_kind)> supports;
   std::function<measured<T>(op_kind, const input<T>&, context&)> run;
+  bool reduces = true;  ///< false: no result to check (the floor): no_result_check
 };
 
 inline timing_plan plan_of(const context& ctx, bool cpu) {
@@ -364,6 +365,16 @@ measured<T> run_cured_blocking(op_kind op, const input<T>& in, context& c) {
   return m;
 }
 
+/// The read floor: a kernel that only reads the input (enqueue_read), timed as the reductions are.
+template <class T>
+measured<T> run_floor(op_kind, const input<T>& in, context& c) {
+  device_buffer<unsigned> sink(1);
+  measured<T> m;
+  m.t = time_async([&](cudaStream_t s) { enqueue_read(in.d, std::size_t(in.n) * sizeof(T), sink.data(), c.dev, s); },
+                   plan_of(c, false), *c.flusher, c.stream);
+  return m;
+}
+
 /// thrust::reduce / min_element / max_element as users call them: allocation and synchronization included.
 template <class T>
 measured<T> run_thrust(op_kind op, const input<T>& in, context& c) {
@@ -413,6 +424,7 @@ std::vector<implementation<T>> implementations(const context& ctx) {
   all.push_back({"cured-blocking", 0, true, cured_ops, run_cured_blocking<T>});
   all.push_back({"cub", 0, true, plain_ops, run_cub<T>});
   all.push_back({"thrust", 0, true, plain_ops, run_thrust<T>});
+  all.push_back({"floor", 0, true, [](op_kind) { return true; }, run_floor<T>, false});
   if constexpr (ladder_type<T>) {
     // cpu: the serial sum, and for float and double the reference exact sum (cured::cpu::exact_sum).
     auto cpu_ops = [](op_kind op) { return op == op_kind::sum || (op == op_kind::exact_sum && exact_sum_type<T>); };
@@ -524,7 +536,7 @@ void run_rows(const std::string& type_name, context& ctx) {
             const measured<T> m = im.run(op, in, ctx);
             r.cold_ms = m.t.cold_ms;
             r.hot_ms = m.t.hot_ms;
-            r.check = compare(op, m.got, want);
+            r.check = im.reduces ? compare(op, m.got, want) : std::string(no_result_check);
           } catch (const std::exception& e) {
             r.check = std::string("error: ") + e.what();
           }

@@ -89,6 +89,19 @@ __global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t
 
 }  // namespace
 
+void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const device_info& dev, cudaStream_t stream) {
+  static const int blocks_per_sm = [] {
+    int b = 0;
+    CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, read_kernel, 256, 0));
+    return std::max(b, 1);
+  }();
+  const std::int64_t words = std::int64_t(bytes / 16), per_block = 256 * 4;
+  const std::int64_t grid =
+      std::max<std::int64_t>(1, std::min<std::int64_t>((words + per_block - 1) / per_block, std::int64_t(blocks_per_sm) * dev.sm_count));
+  read_kernel<<<unsigned(grid), 256, 0, stream>>>(static_cast<const uint4*>(in), words, sink);
+  CURED_CHECK_LAUNCH();
+}
+
 double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStream_t stream, int samples) {
   // As large as the largest default input (4 GiB), so that launch and tail costs weigh no
   // more in the ceiling than in the reductions measured against it; smaller when memory is short.
@@ -101,19 +114,10 @@ double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStr
   CURED_CHECK(cudaMalloc(&buf, bytes));
   CURED_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   CURED_CHECK(cudaMemsetAsync(buf, 0x3c, bytes, stream));
-  int blocks_per_sm = 0;
-  CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 256, 0));
-  const unsigned grid = unsigned(blocks_per_sm * dev.sm_count);
-  const std::int64_t words = std::int64_t(bytes / 16);
   timing_plan plan;
   plan.hot = false;
   plan.samples = samples;
-  const timing t = time_async(
-      [&](cudaStream_t s) {
-        read_kernel<<<grid, 256, 0, s>>>(static_cast<const uint4*>(buf), words, sink);
-        CURED_CHECK_LAUNCH();
-      },
-      plan, flusher, stream);
+  const timing t = time_async([&](cudaStream_t s) { enqueue_read(buf, bytes, sink, dev, s); }, plan, flusher, stream);
   CURED_CHECK(cudaFree(buf));
   CURED_CHECK(cudaFree(sink));
   return double(bytes) / (t.cold_ms * 1e-3) / 1e9;

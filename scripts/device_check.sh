@@ -26,7 +26,8 @@ note "device: $(tail -1 "$out/device.txt")"
 if [[ $mode == tests || $mode == all ]]; then
   for t in cpu ladder library exact bench; do
     bin="$build/tests/$t/cured_tests_$t"
-    [[ -x $bin ]] || continue
+    [[ $t == exact ]] && bin="$build/tests/library/cured_tests_exact"
+    [[ -x $bin ]] || { note "tests $t: $bin not built"; continue; }
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
   done
@@ -40,6 +41,7 @@ if [[ $mode == sanitize || $mode == all ]]; then
   for tool in memcheck racecheck initcheck synccheck; do
     for t in ladder library exact; do
       bin="$build/tests/$t/cured_tests_$t"
+      [[ $t == exact ]] && bin="$build/tests/library/cured_tests_exact"
       filter='*'
       [[ $tool == racecheck || $tool == initcheck ]] && filter='-*Large*:*SeveralStreams*'
       timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --gtest_brief=1 --gtest_filter="$filter" \
@@ -69,10 +71,10 @@ fi
 if [[ $mode == perf ]]; then
   # The library's speed targets against CUB (docs/PERF.md): sums of four types, float extrema.
   bench="$build/bench/cured-bench"
-  "$bench" --impl cured,cured-blocking,cub,thrust --types float,int32,double,half --ops sum --sizes 2^10..2^32 \
+  "$bench" --impl cured,cured-blocking,cub,thrust,floor --types float,int32,double,half --ops sum --sizes 2^10..2^32 \
     --mode both --format json --out "$out/perf_sum.json" 2>"$out/perf_sum.err"
   note "perf sum: rc=$?"
-  "$bench" --impl cured,cub --types float --ops min,max,argmax --sizes 2^10..2^32 --mode both --format json \
+  "$bench" --impl cured,cub,floor --types float --ops min,max,argmax --sizes 2^10..2^32 --mode both --format json \
     --out "$out/perf_extrema.json" 2>"$out/perf_extrema.err"
   note "perf extrema: rc=$?"
   python3 scripts/perf_table.py "$out/perf_sum.json" "$out/perf_extrema.json" >"$out/perf.md" 2>&1

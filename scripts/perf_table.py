@@ -9,6 +9,10 @@ of the ratio over 2^14..2^22 (target >= 1.5), over 2^10..2^12 (>= 1.0), the smal
 over 2^10..2^32 (>= 0.98), and, for sums, cured's blocking form against thrust::reduce at
 n <= 2^20 (>= 3). Each target line says met or MISSED. Rows of the normal and spread input
 families (cured-bench --data; the field "data", "exact" when absent) are tables of their own.
+Where the report has the read floor (cured-bench --impl floor: a kernel that only reads the
+input), the table adds its time and CUB's time over it, and a bound line: the geometric mean
+of CUB / floor over 2^14..2^22, the most that any one-launch reduction reading its input could
+reach against CUB there.
 
 Then the exact sums (cured-bench --ops sum,exact_sum): for each type and data family, cured's
 exact_sum against cured::sum on the same input, cold: the throughput ratio (sum time /
@@ -32,15 +36,24 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+# The check cured-bench gives rows that compute no result (the read floor).
+NO_RESULT = "n/a: reads only"
+
+
+def usable(row):
+    """Checked ok, or the floor (which has no result to check)."""
+    return row["check"] == "ok" or (row["impl"] == "floor" and row["check"] == NO_RESULT)
+
+
 def ratios(rows, num_impl, den_impl):
-    """{n: time(num_impl) / time(den_impl)} where both rows exist and checked ok."""
+    """{n: time(num_impl) / time(den_impl)} where both rows exist and are usable."""
     by = {}
     for r in rows:
         by.setdefault(r["n"], {})[r["impl"]] = r
     out = {}
     for n, impls in by.items():
         a, b = impls.get(num_impl), impls.get(den_impl)
-        if a and b and a["check"] == "ok" and b["check"] == "ok" and cold(a) and cold(b):
+        if a and b and usable(a) and usable(b) and cold(a) and cold(b):
             out[n] = cold(a) / cold(b)
     return out
 
@@ -73,13 +86,26 @@ def tables(reports):
         if not vs_cub:
             continue
         out.append(f"### {type_name} {op}" + ("" if data == "exact" else f" ({data} data)") + "\n")
-        out.append("| n | cured ms | cub ms | cub / cured |")
-        out.append("|---:|---:|---:|---:|")
+        floor = ratios(g, "cub", "floor")
         by = {(r["n"], r["impl"]): r for r in g}
+        if floor:
+            out.append("| n | cured ms | cub ms | cub / cured | floor ms | cub / floor |")
+            out.append("|---:|---:|---:|---:|---:|---:|")
+        else:
+            out.append("| n | cured ms | cub ms | cub / cured |")
+            out.append("|---:|---:|---:|---:|")
         for n in sorted(vs_cub):
-            out.append(f"| {n} | {cold(by[(n, 'cured')]):.4f} | {cold(by[(n, 'cub')]):.4f} | {vs_cub[n]:.2f} |")
+            line = f"| {n} | {cold(by[(n, 'cured')]):.4f} | {cold(by[(n, 'cub')]):.4f} | {vs_cub[n]:.2f} |"
+            if floor:
+                line += (f" {cold(by[(n, 'floor')]):.4f} | {floor[n]:.2f} |" if n in floor else " - | - |")
+            out.append(line)
         out.append("")
         out.append("- geometric mean over 2^14..2^22: " + verdict(geomean(in_range(vs_cub, 14, 22)), 1.5))
+        if floor:
+            bound = geomean(in_range(floor, 14, 22))
+            out.append("- bound: geometric mean of cub / floor over 2^14..2^22: "
+                       + (f"{bound:.2f}" if bound else "no data")
+                       + " (a kernel that only reads the input: no one-launch reduction gets past it)")
         out.append("- geometric mean over 2^10..2^12: " + verdict(geomean(in_range(vs_cub, 10, 12)), 1.0))
         small = in_range(vs_cub, 10, 32)
         out.append("- smallest over 2^10..2^32: " + verdict(min(small) if small else None, 0.98))

@@ -31,6 +31,21 @@ class PerfTableTest(unittest.TestCase):
         self.assertIn("smallest over 2^10..2^32: 0.97 (target at least 0.98: MISSED)", text)
         self.assertIn("n <= 2^20: 2.00 (target at least 3.0: MISSED)", text)
 
+    def test_the_floor_gives_a_column_and_a_bound(self):
+        rows = []
+        for e in range(10, 24):
+            rows += [row("cured", 2 ** e, 1.0), row("cub", 2 ** e, 1.5), row("floor", 2 ** e, 0.75, "n/a: reads only")]
+        rows.append(row("floor", 2 ** 24, 0.5, "got 1 want 2"))  # not the floor's own check: left out
+        rows += [row("cured", 2 ** 24, 1.0), row("cub", 2 ** 24, 1.5)]
+        text = "\n".join(perf_table.tables([{"run": {}, "rows": rows}]))
+        self.assertIn("| n | cured ms | cub ms | cub / cured | floor ms | cub / floor |", text)
+        self.assertIn("| 1024 | 1.0000 | 1.5000 | 1.50 | 0.7500 | 2.00 |", text)
+        self.assertIn("| 16777216 | 1.0000 | 1.5000 | 1.50 | - | - |", text)
+        self.assertIn("- bound: geometric mean of cub / floor over 2^14..2^22: 2.00", text)
+        # a floor row never stands in for cured or CUB
+        self.assertEqual(perf_table.ratios([row("floor", 8, 1.0, "n/a: reads only"), row("cub", 8, 2.0)], "cub", "cured"),
+                         {})
+
     def test_data_families_are_tables_of_their_own(self):
         rows = [row("cured", 1024, 1.0), row("cub", 1024, 2.0),
                 row("cured", 1024, 1.0, data="exact"), row("cub", 1024, 4.0, data="normal"),

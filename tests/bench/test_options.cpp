@@ -56,7 +56,7 @@ void expect_error(const std::string& message, const std::string& bad, const std:
 }
 
 const strings all_impls = {"step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
-                           "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"};
+                           "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
 
 }  // namespace
 
@@ -287,7 +287,7 @@ TEST(Options, ImplErrors) {
 
 TEST(Options, StepsSelectLadderImpls) {
   const cb::options o = parse({"--steps", "1,3"});
-  EXPECT_EQ(o.impls, (strings{"step1", "step3", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"}));
+  EXPECT_EQ(o.impls, (strings{"step1", "step3", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"}));
   EXPECT_EQ(o.steps, (std::vector<int>{1, 3}));
   EXPECT_EQ(parse({"--impl", "cub", "--steps", "2"}).impls, (strings{"step2", "cub"}));
   EXPECT_EQ(parse({"--steps", "2", "--impl", "cub"}).impls, (strings{"step2", "cub"}));
@@ -498,7 +498,7 @@ TEST(Positional, MixesWithOptions) {
   o = parse({"--block", "64", "1M", "2"});
   EXPECT_EQ(o.block, 64);
   EXPECT_EQ(parse({"1M", "--impl", "cured"}).impls, (strings{"cured"}));
-  EXPECT_EQ(parse({"1M", "--steps", "4"}).impls, (strings{"step4", "cured", "cured-blocking", "cub", "thrust", "cpu", "cpu-mt"}));
+  EXPECT_EQ(parse({"1M", "--steps", "4"}).impls, (strings{"step4", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"}));
   EXPECT_EQ(parse({"--", "5"}).sizes, (sizes{5}));
   EXPECT_FALSE(parse({"--sizes", "5"}).seed_positional);
 }

@@ -204,9 +204,8 @@ Acc blocking(cudaStream_t stream, Enqueue enqueue) {
   workspace& ws = thread_workspace();
   ws.arm_completion();
   enqueue(static_cast<Acc*>(ws.host_result_on_device()), ws);
-  ws.wait_for_completion(stream);
   Acc r;
-  std::memcpy(&r, ws.host_result(), sizeof(Acc));
+  ws.wait_for_result(stream, &r, sizeof(Acc));
   return r;
 }
 

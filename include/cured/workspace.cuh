@@ -23,10 +23,11 @@
 
 namespace cured {
 
-/// Where a kernel reports that its result is written, for a host that waits on mapped memory
-/// (the blocking forms): *flag = value after the result. flag null: no report.
+/// Where a kernel reports its result to a host that waits on mapped memory (the blocking
+/// forms): as report words, word k holding `value` in its upper 32 bits and the result's
+/// 32-bit word k in its lower ones (device::deliver). words null: no report.
 struct completion {
-  unsigned* flag = nullptr;
+  std::uint64_t* words = nullptr;
   unsigned value = 0;
 };
 
@@ -88,60 +89,70 @@ public:
   std::uint64_t* slots() const {
     return reinterpret_cast<std::uint64_t*>(static_cast<char*>(base_) + header_bytes + partial_bytes_);
   }
-  void* host_result() const { return host_result_; }
-  /// host_result() as the device addresses it.
+  /// Mapped host memory where the blocking forms' kernels that do not report (exact_sum) write
+  /// their result, as the device addresses it.
   void* host_result_on_device() const { return host_result_on_device_; }
 
   // --- completion of the blocking forms ------------------------------------------------
-  // The blocking forms' single-pass and arg kernels end by writing a value into mapped host
-  // memory (cured::completion), after their result and their last use of the workspace; the
-  // host spins on it instead of synchronizing the stream. (Asynchronous calls do not report:
-  // a kernel that writes host memory takes longer to complete, about a microsecond on the
-  // H200, while the event record that tracks them costs no measurable GPU time.)
+  // The blocking forms' single-pass and arg kernels end by writing their result into mapped
+  // host memory as report words (cured::completion); the host spins on them instead of
+  // synchronizing the stream, and has the result the moment they arrive. (Asynchronous calls
+  // do not report: a kernel that writes host memory takes longer to complete, about a
+  // microsecond on the H200, while the event record that tracks them costs no measurable GPU
+  // time.)
 
   /// Picks the value the next blocking launch reports.
   void arm_completion() {
     if (++completion_value_ == 0) ++completion_value_;
   }
-  unsigned completion_value() const { return completion_value_; }
-  unsigned* completion_flag_on_device() const {
-    return reinterpret_cast<unsigned*>(static_cast<char*>(host_result_on_device_) + max_accumulator_bytes);
+  /// Where the armed launch reports (device addresses).
+  completion completion_target() const {
+    return {reinterpret_cast<std::uint64_t*>(static_cast<char*>(host_result_on_device_) + max_accumulator_bytes),
+            completion_value_};
   }
-  /// True once the armed launch has reported.
-  bool completion_reported() const {
-    const volatile unsigned* flag =
-        reinterpret_cast<const volatile unsigned*>(static_cast<const char*>(host_result_) + max_accumulator_bytes);
-    if (*flag != completion_value_) return false;
-    std::atomic_thread_fence(std::memory_order_acquire);  // what the kernel wrote before the flag
+  /// True, with the result's `bytes` in `result`, once the armed launch has reported all of it.
+  bool take_report(void* result, std::size_t bytes) const {
+    const volatile std::uint64_t* words =
+        reinterpret_cast<const volatile std::uint64_t*>(static_cast<const char*>(host_result_) + max_accumulator_bytes);
+    unsigned lo[max_accumulator_bytes / 4];
+    for (std::size_t k = 0; k < (bytes + 3) / 4; ++k) {
+      const std::uint64_t w = words[k];  // one 8-byte load: the value and its word together
+      if (unsigned(w >> 32) != completion_value_) return false;
+      lo[k] = unsigned(w);
+    }
+    std::memcpy(result, lo, bytes);
     return true;
   }
-  /// Returns once the armed launch's result is in host_result(): when the kernel reports it,
-  /// or, for kernels that do not report, when the stream is idle. Spins for up to 200 us (a
-  /// report arrives about a microsecond after the kernel writes it, a stream synchronization
-  /// returns several microseconds later), then blocks in cudaStreamSynchronize. A failed
-  /// kernel throws cured::error.
-  void wait_for_completion(cudaStream_t stream) const {
+  /// Returns once the armed launch's result (`bytes` of it) is in `result`: when the kernel has
+  /// reported it, or, for kernels that do not report, when the stream is idle. Spins for up to
+  /// 200 us (a report arrives about a microsecond after the kernel writes it, a stream
+  /// synchronization returns several microseconds later), then blocks in
+  /// cudaStreamSynchronize. A failed kernel throws cured::error.
+  void wait_for_result(cudaStream_t stream, void* result, std::size_t bytes) const {
     const auto begin = std::chrono::steady_clock::now();
     for (unsigned spin = 1;; ++spin) {
-      if (completion_reported()) return;
+      if (take_report(result, bytes)) return;
       if (spin % 64 == 0) {
         const cudaError_t q = cudaStreamQuery(stream);
-        if (q == cudaSuccess) return;
+        if (q == cudaSuccess) break;
         if (q != cudaErrorNotReady) CURED_CHECK(q);
         if (std::chrono::steady_clock::now() - begin > std::chrono::microseconds(200)) {
           CURED_CHECK(cudaStreamSynchronize(stream));
-          return;
+          break;
         }
       }
     }
+    // The stream is idle: every report word has arrived, or the kernel wrote its result itself.
+    if (!take_report(result, bytes)) std::memcpy(result, host_result_, bytes);
   }
 
   /// Held for the duration of one call: checks the device and that the previous use (on
   /// another stream) is finished; on release, marks the stream's work as this workspace's.
   class use {
   public:
-    /// synchronous: the caller waits for the work before it releases the workspace (the
-    /// blocking forms), so no stream bookkeeping is needed.
+    /// synchronous: the blocking forms, whose caller waits for the result. A kernel reports
+    /// its result before it ends, and may still clear the workspace's slots after that, so a
+    /// call on another stream first waits for the previous call's work to end.
     use(workspace& ws, cudaStream_t stream, bool synchronous = false)
         : ws_(ws), stream_(stream), lock_(ws.mutex_, std::try_to_lock), synchronous_(synchronous) {
       if (!lock_.owns_lock()) throw_invalid("workspace used from two host threads at once");
@@ -149,7 +160,10 @@ public:
       CURED_CHECK(cudaGetDevice(&dev));
       if (dev != ws_.device_)
         throw_invalid("workspace of device " + std::to_string(ws_.device_) + " used on device " + std::to_string(dev));
-      if (synchronous_) return;
+      if (synchronous_) {
+        if (ws_.used_ && ws_.last_stream_ != stream_) CURED_CHECK(cudaEventSynchronize(ws_.done_));
+        return;
+      }
       cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
       CURED_CHECK(cudaStreamIsCapturing(stream_, &capture));
       capturing_ = capture != cudaStreamCaptureStatusNone;
@@ -165,15 +179,15 @@ public:
         if (q != cudaSuccess) CURED_CHECK(q);
       }
     }
-    /// Where this call's kernel reports its completion: for a blocking call the value its
-    /// caller armed and waits for; no report otherwise.
+    /// Where this call's kernel reports its result: for a blocking call where its caller
+    /// waits for it; no report otherwise.
     completion report_to() const {
       if (!synchronous_) return {};
-      return {ws_.completion_flag_on_device(), ws_.completion_value_};
+      return ws_.completion_target();
     }
     /// Call after the work is enqueued.
     void enqueued() {
-      if (capturing_ || synchronous_) return;
+      if (capturing_) return;
       CURED_CHECK(cudaEventRecord(ws_.done_, stream_));
       ws_.last_stream_ = stream_;
       ws_.used_ = true;
@@ -223,8 +237,8 @@ private:
   static constexpr std::size_t header_bytes = exact_state_offset + exact_state_bytes;
   // A slot holds 8 bytes per 4 of the accumulator.
   static constexpr std::size_t slot_bytes_per_block = 2 * max_accumulator_bytes;
-  // The blocking forms' result, then the completion flag.
-  static constexpr std::size_t host_bytes = max_accumulator_bytes + 64;
+  // The blocking forms' result as kernels that do not report write it, then the report words.
+  static constexpr std::size_t host_bytes = max_accumulator_bytes + max_accumulator_bytes / 4 * sizeof(std::uint64_t);
 
   void release() noexcept {
     if (done_) (void)cudaEventDestroy(done_);

@@ -470,6 +470,15 @@ TEST(Reduce, ForcedGridsCombineEveryBlock) {
 // the device runs; the arg reductions keep their own kernel.
 TEST(Reduce, ForcedClustersCombineEveryBlock) {
   CURED_REQUIRE_GPU();
+  int major = 0;
+  CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  using load = cured::detail::transform_load<std::int64_t, cured::detail::identity_transform>;
+  constexpr auto kernel = cured::device::single_pass_kernel<cured::device::policy, std::int32_t, std::int64_t, load,
+                                                            cured::plus, cured::detail::no_finish>;
+  const unsigned limit = cured::device::cluster_limit<kernel>(0, cured::device::policy::block);
+  // Built for Hopper, a Hopper device runs clusters: otherwise the hook would be ignored and this
+  // test would check the plain grids again.
+  if (major >= 9) EXPECT_GE(limit, 8u);
   for (unsigned blocks : {2u, 3u, 5u, 8u, 16u}) {
     forced_cluster c(blocks);
     check_combinations("cluster of up to " + std::to_string(blocks) + " blocks");
@@ -613,6 +622,40 @@ TEST(Reduce, SeveralStreamsAndHostThreadsAtOnce) {
   }
   for (auto& th : pool) th.join();
   for (int t = 0; t < 8; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+// The blocking forms take their result from the kernel's report, which comes before the
+// kernel ends (the combining block still clears the workspace's slots): a call on another
+// stream must wait for that. Alternate streams, sizes that combine through the slots and in a
+// cluster, and a stream destroyed between calls.
+TEST(Reduce, BlockingFormsAlternateStreams) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t n = std::min<std::int64_t>(3000017, cured::test::max_test_n());
+  device_buffer<std::int32_t> d(n);
+  cured::bench::fill_device(d.data(), n, 7);
+  const std::vector<std::int32_t> h = to_host(d.data(), n);
+  cudaStream_t s[2];
+  for (auto& x : s) CURED_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  int bad = 0;
+  for (std::int64_t m : {n, std::min<std::int64_t>(n, 100003), std::min<std::int64_t>(n, 20000)}) {
+    std::int64_t want = 0;
+    for (std::int64_t i = 0; i < m; ++i) want += h[i];
+    const std::int64_t first_max = std::max_element(h.begin(), h.begin() + m) - h.begin();
+    for (int r = 0; r < 60; ++r) {
+      const cudaStream_t x = s[r % 2];
+      bad += cured::sum(d.data(), m, x) != want;
+      bad += cured::argmax(d.data(), m, x).index != first_max;
+      bad += cured::max(d.data(), m, x) != h[first_max];
+    }
+  }
+  EXPECT_EQ(bad, 0);
+  std::int64_t want = 0;
+  for (std::int64_t i = 0; i < n; ++i) want += h[i];
+  EXPECT_EQ(cured::sum(d.data(), n, s[0]), want);
+  CURED_CHECK(cudaStreamDestroy(s[0]));
+  EXPECT_EQ(cured::sum(d.data(), n, s[1]), want);
+  CURED_CHECK(cudaStreamDestroy(s[1]));
+  EXPECT_EQ(cured::sum(d.data(), n), want);
 }
 
 __global__ void spin_kernel(long long ns) {

@@ -233,17 +233,27 @@ __device__ __forceinline__ Acc collect(std::uint64_t* s) {
   return v;
 }
 
-/// Thread 0, after the result and every workspace write of the launch: reports completion
-/// (cured::completion, workspace.cuh) to a host that waits on mapped memory.
-__device__ __forceinline__ void report(const completion& c) {
-  if (c.flag) {
-    __threadfence_system();
-    *reinterpret_cast<volatile unsigned*>(c.flag) = c.value;
+/// Thread 0, once, with the launch's result: writes it to *out or, for a host that waits on
+/// mapped memory (the blocking forms, cured::completion), as report words: the value's 32-bit
+/// word k in the lower half of word k, the call's completion value in the upper half. Each word
+/// is written whole (single-copy atomic), so the host takes the result once every word carries
+/// the value: one trip to host memory and no system-wide fence before it.
+template <class T>
+__device__ __forceinline__ void deliver(T* out, const T& v, const completion& c) {
+  if (!c.words) {
+    store_whole(out, v);
+    return;
   }
+  unsigned w[slot<T>::words] = {};
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int k = 0; k < slot<T>::words; ++k)
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(c.words + k), "l"((std::uint64_t(c.value) << 32) | w[k])
+                 : "memory");
 }
 
 /// What a launch needs besides its input: the input's L2 policy, the workspace's start ticket
-/// and slots, and the completion report.
+/// and slots, and where to report the result (blocking forms).
 struct launch_state {
   bool stream_first = false;  ///< load with evict_first (see l2_policy)
   unsigned int* ticket = nullptr;
@@ -311,19 +321,31 @@ __device__ __forceinline__ unsigned cluster_blocks() {
 #endif
 }
 
-/// In a grid that is one cluster, after the block's reduction (v valid in thread 0), in every
-/// thread: thread 0 of each block writes v into block 0's partials[rank]; the cluster barrier
-/// makes the writes visible to block 0 and keeps block 0 resident until all are written; then
-/// block 0's first warp combines the partials in rank order. True in block 0's thread 0 only,
-/// where v then holds the combination; the other threads may return.
+/// First thing in every thread of a grid that is one cluster: arrives at the cluster barrier's
+/// first phase, which says this block has started. A block may write another's shared memory
+/// only once that one has started; combine_in_cluster waits for the phase to complete (long
+/// since done by then: it costs no time on the path to the loads).
+__device__ __forceinline__ void cluster_block_started() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+}
+
+/// In a grid that is one cluster, after cluster_block_started and the block's reduction (v
+/// valid in thread 0), in every thread: once every block has started, thread 0 of each block
+/// writes v into block 0's partials[rank]; the barrier's second phase makes the writes visible
+/// to block 0 and keeps block 0 resident until all are written; then block 0's first warp
+/// combines the partials in rank order. True in block 0's thread 0 only, where v then holds
+/// the combination; the other threads may return.
 template <class Acc, class Op>
 __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& identity, Acc (&partials)[max_cluster]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), t = threadIdx.x;
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");  // every block has started
   if (t == 0) store_whole(cluster.map_shared_rank(&partials[rank], 0), v);
-  cluster.sync();
+  cluster.sync();  // release the writes, acquire them in block 0
   if (rank != 0 || t >= 32) return false;
   v = warp::reduce(t < cluster.num_blocks() ? partials[t] : identity, op);
   return t == 0;
@@ -346,15 +368,13 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
   __shared__ Acc cluster_partials[max_cluster];  // block 0's, in a grid of one cluster
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const bool one_cluster = grid > 1 && cluster_blocks() == grid;
+  if (one_cluster) cluster_block_started();
   const unsigned ticket = one_cluster ? 0 : draw_start_ticket<block, slot<Acc>::words>(st);
   Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
                                 l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, identity, storage);
   // In the one thread that holds the whole reduction, after every other write of the launch.
-  const auto write_result = [&](const Acc& total) {
-    store_whole(out, finish(op(init, total)));
-    report(st.done);
-  };
+  const auto write_result = [&](const Acc& total) { deliver(out, finish(op(init, total)), st.done); };
   if (grid == 1) {
     if (t == 0) write_result(v);
     return;
@@ -367,7 +387,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
   Acc w = identity;
   for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
   w = block::reduce<block>(w, op, identity, storage);
-  if (t == 0) write_result(w);  // after the slots' clearing: the barrier in block::reduce ordered it
+  if (t == 0) write_result(w);
 }
 
 /// Blocks of `Kernel` (launched with `block` threads) resident on one multiprocessor, computed
@@ -673,8 +693,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   if (grid == 1) {
     if (t == 0) {
       if (best.index == no_index) best.index = -1;
-      store_whole(out, best);
-      report(st.done);
+      deliver(out, best, st.done);
     }
     return;
   }
@@ -685,10 +704,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
     w = arg_pick_pair<Max>(w, wide{p.index, p.value});
   }
   w = arg_block_reduce<block, Max>(w, warp_results.indices);
-  if (t == 0) {
-    store_whole(out, key_value<T>{w.index == no_index ? -1 : w.index, w.value});
-    report(st.done);
-  }
+  if (t == 0) deliver(out, key_value<T>{w.index == no_index ? -1 : w.index, w.value}, st.done);
 }
 
 /// The arg kernel's grid for n elements: a block per tile, one full wave at most.

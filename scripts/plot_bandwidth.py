@@ -106,6 +106,7 @@ def series(doc):
 PEER_STYLES = {  # the library and its peers: bold, each its own color and marker
     "cured": ("tab:red", "o"), "cured-blocking": ("tab:orange", "o"), "cub": ("black", "s"),
     "thrust": ("tab:gray", "s"), "cpu": ("tab:brown", "^"), "cpu-mt": ("tab:pink", "^"),
+    "floor": ("tab:green", "v"),  # the read floor: a kernel that only reads the input
 }
 
 

@@ -42,6 +42,7 @@ class PerfTableTest(unittest.TestCase):
         self.assertIn("| 1024 | 1.0000 | 1.5000 | 1.50 | 0.7500 | 2.00 |", text)
         self.assertIn("| 16777216 | 1.0000 | 1.5000 | 1.50 | - | - |", text)
         self.assertIn("- bound: geometric mean of cub / floor over 2^14..2^22: 2.00", text)
+        self.assertIn("- smallest over 2^10..2^32 (measured: 1024..16777216 only): 1.50", text)
         # a floor row never stands in for cured or CUB
         self.assertEqual(perf_table.ratios([row("floor", 8, 1.0, "n/a: reads only"), row("cub", 8, 2.0)], "cub", "cured"),
                          {})

@@ -390,56 +390,29 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
   if (t == 0) write_result(w);
 }
 
+/// compute() for `device`, computed once per device and call site (each call site's lambda
+/// is its own type); compute() must not return 0, which marks "not yet".
+template <class T, class Compute>
+T once_per_device(int device, Compute compute) {
+  static std::atomic<T> cached[64] = {};
+  std::atomic<T>& c = cached[device & 63];
+  T v = c.load(std::memory_order_relaxed);
+  if (v == 0) {
+    v = compute();
+    c.store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
+
 /// Blocks of `Kernel` (launched with `block` threads) resident on one multiprocessor, computed
 /// once per kernel and device.
 template <auto Kernel>
 int resident_blocks(int device, unsigned block) {
-  static std::atomic<int> cached[64] = {};
-  std::atomic<int>& c = cached[device & 63];
-  int b = c.load(std::memory_order_relaxed);
-  if (b == 0) {
+  return once_per_device<int>(device, [&] {
+    int b = 0;
     CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, int(block), 0));
-    b = std::max(b, 1);
-    c.store(b, std::memory_order_relaxed);
-  }
-  return b;
-}
-
-/// The largest cluster of `Kernel` (launched with `block` threads) that the device can run, up
-/// to max_cluster: 1 before Hopper, or when the kernel was compiled for an earlier
-/// architecture (its code then has no cluster path). Computed once per kernel and device.
-template <auto Kernel>
-unsigned cluster_limit(int device, unsigned block) {
-  static std::atomic<unsigned> cached[64] = {};
-  std::atomic<unsigned>& c = cached[device & 63];
-  unsigned limit = c.load(std::memory_order_relaxed);
-  if (limit == 0) {
-    limit = 1;
-    int major = 0;
-    cudaFuncAttributes attr{};
-    CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CURED_CHECK(cudaFuncGetAttributes(&attr, Kernel));
-    if (major >= 9 && attr.ptxVersion >= 90) {
-      const bool non_portable =
-          cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-      for (unsigned size = non_portable ? max_cluster : 8; size > 1 && limit == 1; size /= 2) {
-        cudaLaunchAttribute dims{};
-        dims.id = cudaLaunchAttributeClusterDimension;
-        dims.val.clusterDim.x = size;
-        dims.val.clusterDim.y = dims.val.clusterDim.z = 1;
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(size);
-        config.blockDim = dim3(block);
-        config.attrs = &dims;
-        config.numAttrs = 1;
-        int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) == cudaSuccess && clusters > 0) limit = size;
-      }
-      (void)cudaGetLastError();  // a size the device refused is not the caller's error
-    }
-    c.store(limit, std::memory_order_relaxed);
-  }
-  return limit;
+    return std::max(b, 1);
+  });
 }
 
 /// How a kernel is launched: `grid` blocks, all in one cluster when `cluster` (then equal to
@@ -448,6 +421,49 @@ struct launch_shape {
   std::int64_t grid = 1;
   unsigned cluster = 1;
 };
+
+/// A launch configuration of `shape` with `block` threads; `dims` (which the configuration
+/// points to) holds the cluster's dimensions.
+inline cudaLaunchConfig_t cluster_config(const launch_shape& shape, unsigned block, cudaStream_t stream,
+                                         cudaLaunchAttribute& dims) {
+  dims = {};
+  dims.id = cudaLaunchAttributeClusterDimension;
+  dims.val.clusterDim.x = shape.cluster;
+  dims.val.clusterDim.y = dims.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(shape.grid));
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = &dims;
+  config.numAttrs = 1;
+  return config;
+}
+
+/// The largest cluster of `Kernel` (launched with `block` threads) that the device can run, up
+/// to max_cluster: 1 before Hopper, or when the kernel was compiled for an earlier
+/// architecture (its code then has no cluster path). Computed once per kernel and device.
+template <auto Kernel>
+unsigned cluster_limit(int device, unsigned block) {
+  return once_per_device<unsigned>(device, [&] {
+    unsigned limit = 1;
+    int major = 0;
+    cudaFuncAttributes attr{};
+    CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CURED_CHECK(cudaFuncGetAttributes(&attr, Kernel));
+    if (major >= 9 && attr.ptxVersion >= 90) {
+      const bool non_portable =
+          cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+      for (unsigned size = non_portable ? max_cluster : 8; size > 1 && limit == 1; size /= 2) {
+        cudaLaunchAttribute dims;
+        const cudaLaunchConfig_t config = cluster_config({size, size}, block, nullptr, dims);
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) == cudaSuccess && clusters > 0) limit = size;
+      }
+      (void)cudaGetLastError();  // a size the device refused is not the caller's error
+    }
+    return limit;
+  });
+}
 
 /// kernel<<<shape.grid, block, 0, stream>>>(args...), as one cluster when shape.cluster > 1.
 /// A failed launch is left to cudaGetLastError, as with <<<>>>.
@@ -458,16 +474,8 @@ void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, unsigne
     kernel<<<unsigned(shape.grid), block, 0, stream>>>(std::forward<Args>(args)...);
     return;
   }
-  cudaLaunchAttribute dims{};
-  dims.id = cudaLaunchAttributeClusterDimension;
-  dims.val.clusterDim.x = shape.cluster;
-  dims.val.clusterDim.y = dims.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(shape.grid));
-  config.blockDim = dim3(block);
-  config.stream = stream;
-  config.attrs = &dims;
-  config.numAttrs = 1;
+  cudaLaunchAttribute dims;
+  const cudaLaunchConfig_t config = cluster_config(shape, block, stream, dims);
   (void)cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 

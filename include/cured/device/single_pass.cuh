@@ -9,9 +9,9 @@
 // trip through L2. In a larger grid each block draws a start ticket before its loads; the
 // block that draws the last one (every other block has started by then, so waiting for them
 // cannot deadlock) combines the others' partials as they arrive, in block order, applies
-// `init` and writes the result; the others publish their partial and leave. The assignment of elements
-// to threads and the order of every combination depend only on n, the pointer's alignment and
-// the device, so results are bit-identical run to run. argmin and argmax take arg_kernel
+// `init` and writes the result; the others publish their partial and leave. The assignment
+// of elements to threads and the order of every combination depend only on n, the pointer's
+// alignment and the device, so results are bit-identical run to run. argmin and argmax take arg_kernel
 // (below): the same tiles, with 32-bit keys local to each block.
 
 #include <cooperative_groups.h>

@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t
   }
   uint4 r[3];
 #pragma unroll
-  for (int u = 0; u < 3; ++u) r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
+  for (int u = 0; u < 3; ++u)
+    r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
 #pragma unroll
   for (int u = 0; u < 3; ++u) take(r[u]);
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u) *sink = 1;  // almost never true
@@ -101,7 +102,8 @@ void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const devic
   }();
   const std::int64_t words = std::int64_t(bytes / 16), per_block = 256 * 4;
   const std::int64_t grid =
-      std::max<std::int64_t>(1, std::min<std::int64_t>((words + per_block - 1) / per_block, std::int64_t(blocks_per_sm) * dev.sm_count));
+      std::max<std::int64_t>(1, std::min<std::int64_t>((words + per_block - 1) / per_block,
+                                                       std::int64_t(blocks_per_sm) * dev.sm_count));
   const bool evict_first = bytes <= std::size_t(cured::device::stream_first_limit) * dev.l2_bytes;
   read_kernel<<<unsigned(grid), 256, 0, stream>>>(static_cast<const uint4*>(in), words, sink, evict_first);
   CURED_CHECK_LAUNCH();

@@ -153,8 +153,8 @@ timing time_blocking(Call&& call, const timing_plan& plan, Flush&& flush) {
 /// Enqueues a read of every whole 16-byte word of in[0, bytes) and nothing else (it writes *sink
 /// only if the XOR of all words is one particular value, so the loads cannot be removed):
 /// the library's 16-byte loads and L2 policy, 256-thread blocks, four loads in flight per
-/// thread, a block per 16 KiB up to one full wave. The time a launch needs to read the input cold, with no reduction at all: the
-/// floor under any single-launch reduction of it.
+/// thread, a block per 16 KiB up to one full wave. The time a launch needs to read the input
+/// cold, with no reduction at all: the floor under any single-launch reduction of it.
 void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const device_info& dev, cudaStream_t stream);
 
 /// The device's streaming-read ceiling in GB/s: a read-only kernel with 16-byte loads, four in

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -636,10 +637,10 @@ TEST(Reduce, BlockingFormsAlternateStreams) {
   const std::vector<std::int32_t> h = to_host(d.data(), n);
   cudaStream_t s[2];
   for (auto& x : s) CURED_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  const auto sum_of = [&](std::int64_t m) { return std::accumulate(h.begin(), h.begin() + m, std::int64_t(0)); };
   int bad = 0;
   for (std::int64_t m : {n, std::min<std::int64_t>(n, 100003), std::min<std::int64_t>(n, 20000)}) {
-    std::int64_t want = 0;
-    for (std::int64_t i = 0; i < m; ++i) want += h[i];
+    const std::int64_t want = sum_of(m);
     const std::int64_t first_max = std::max_element(h.begin(), h.begin() + m) - h.begin();
     for (int r = 0; r < 60; ++r) {
       const cudaStream_t x = s[r % 2];
@@ -649,8 +650,7 @@ TEST(Reduce, BlockingFormsAlternateStreams) {
     }
   }
   EXPECT_EQ(bad, 0);
-  std::int64_t want = 0;
-  for (std::int64_t i = 0; i < n; ++i) want += h[i];
+  const std::int64_t want = sum_of(n);
   EXPECT_EQ(cured::sum(d.data(), n, s[0]), want);
   CURED_CHECK(cudaStreamDestroy(s[0]));
   EXPECT_EQ(cured::sum(d.data(), n, s[1]), want);

@@ -102,9 +102,9 @@ void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspac
       const int grid = exact_grid<double, kernel>(Block, n, ws, shape);
       const ex::bounded_sum zero = ex::bounded_plus::identity<ex::bounded_sum>();
       // The fast pass writes into the workspace and reports nothing: the exact pass writes the result.
-      kernel<<<unsigned(grid), Block, 0, stream>>>(in, n, ex::pass_through{}, ex::bounded_plus{}, no_finish{}, zero,
-                                                   zero, fast_out,
-                                                   launch_state_for(ws, n * std::int64_t(sizeof(double)), nullptr));
+      const device::launch_state fast_state = launch_state_for(ws, n * std::int64_t(sizeof(double)), nullptr);
+      kernel<<<unsigned(grid), Block, 0, stream>>>(fast_out, fast_state, device::span_of(in, n), zero, zero,
+                                                   ex::pass_through{}, ex::bounded_plus{}, no_finish{});
       fast = fast_out;
     }
     constexpr auto kernel = ex::exact_double_kernel<Block>;

@@ -113,7 +113,7 @@ inline std::int64_t grid_or_override(std::int64_t grid, const workspace& ws) {
 /// where that is 1). With it, small inputs take the combination in a cluster at every size.
 inline std::atomic<unsigned> cluster_override{0};
 
-/// The automatic shape of `Kernel`'s launch, or the test hooks'.
+/// The automatic shape of a launch whose clusters run `Kernel`, or the test hooks'.
 template <auto Kernel>
 device::launch_shape shape_or_override(const device::launch_shape& automatic, const workspace& ws, unsigned block) {
   if (const unsigned forced = cluster_override.load(std::memory_order_relaxed); forced > 1) {
@@ -143,12 +143,14 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   using policy = device::policy;
   constexpr auto kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish>;
+  constexpr auto cluster_kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish, true>;
   guarded_launch<M>(in, n, out, ws, stream, "single_pass_kernel launch", [&](workspace::use& use) {
     const Acc identity = identity_of<Op, Acc>(op);
-    const device::launch_shape shape = shape_or_override<kernel>(
+    const device::launch_shape shape = shape_or_override<cluster_kernel>(
         device::shape_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count()), ws, policy::block);
-    device::launch_kernel(kernel, shape, policy::block, stream, in, n, load, op, finish, identity, init, out,
-                          launch_state_for(ws, n * std::int64_t(sizeof(In)), &use));
+    const device::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), &use);
+    device::launch_kernel(shape.cluster > 1 ? cluster_kernel : kernel, shape, policy::block, stream, out, st,
+                          device::span_of(in, n), init, identity, load, op, finish);
   });
 }
 
@@ -182,8 +184,9 @@ void arg_reduce(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace& w
     guarded_launch<M>(d_in, n, d_out, ws, stream, "arg_kernel launch", [&](workspace::use& use) {
       const std::int64_t grid = arg_grid<max, T>(n, ws);
       device::arg_kernel<policy, max, T><<<unsigned(grid), policy::block, 0, stream>>>(
-          d_in, device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed)),
-          d_out, static_cast<kv*>(ws.partials()), launch_state_for(ws, n * std::int64_t(sizeof(T)), &use));
+          d_out, launch_state_for(ws, n * std::int64_t(sizeof(T)), &use), d_in,
+          device::make_arg_layout<policy>(d_in, n, grid, arg_piece_elements.load(std::memory_order_relaxed)),
+          static_cast<kv*>(ws.partials()));
     });
   }
 }

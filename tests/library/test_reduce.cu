@@ -475,7 +475,7 @@ TEST(Reduce, ForcedClustersCombineEveryBlock) {
   CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
   using load = cured::detail::transform_load<std::int64_t, cured::detail::identity_transform>;
   constexpr auto kernel = cured::device::single_pass_kernel<cured::device::policy, std::int32_t, std::int64_t, load,
-                                                            cured::plus, cured::detail::no_finish>;
+                                                            cured::plus, cured::detail::no_finish, true>;
   const unsigned limit = cured::device::cluster_limit<kernel>(0, cured::device::policy::block);
   // Built for Hopper, a Hopper device runs clusters: otherwise the hook would be ignored and this
   // test would check the plain grids again.

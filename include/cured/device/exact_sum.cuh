@@ -416,7 +416,7 @@ __global__ void __launch_bounds__(Block) bins_kernel(const In* __restrict__ in, 
   // The same number of chunks in every block: the flushes synchronize the block.
   for (std::int64_t begin = 0; begin == 0 || begin < n; begin += chunk) {
     const std::int64_t m = n - begin < chunk ? n - begin : chunk;
-    const double v = thread_reduce<policy_t>(in + begin, m, load, op, -0.0, thread, threads, l2_policy(false));
+    const double v = thread_reduce<policy_t>(span_of(in + begin, m), load, op, -0.0, thread, threads, l2_policy(false));
     if constexpr (nb == 1) bins[threadIdx.x] = v;
     flush_bins<In, Block>(bins, acc);
   }
@@ -542,7 +542,7 @@ __global__ void __launch_bounds__(Block, 1024 / Block) exact_double_kernel(const
   expansion_add op{st->limbs};
   pass_through load;
   const expansion e =
-      thread_reduce<exact_pass_policy<Block>>(in, n, load, op, expansion{0.0, 0.0, 0u}, thread, threads,
+      thread_reduce<exact_pass_policy<Block>>(span_of(in, n), load, op, expansion{0.0, 0.0, 0u}, thread, threads,
                                                l2_policy(false));
   acc.add_warp(e.hi);
   acc.add_warp(e.lo);

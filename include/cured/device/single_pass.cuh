@@ -4,9 +4,9 @@
 // A grid of at most one full wave of blocks grid-strides over the input with 16-byte loads,
 // `unroll` of them in flight per thread (scalar loads for the unaligned head and the tail).
 // Each block reduces its threads' values with shuffles. A grid of one block writes the result
-// directly. A grid that is one thread-block cluster (Hopper; middle sizes) combines its
-// partials in block 0's shared memory, written through distributed shared memory: no round
-// trip through L2. In a larger grid each block draws a start ticket before its loads; the
+// directly. A grid that is one thread-block cluster (Hopper; middle sizes; the kernel's
+// Cluster instantiation) combines its partials in block 0's shared memory, written through
+// distributed shared memory: no round trip through L2. In a larger grid each block draws a start ticket before its loads; the
 // block that draws the last one (every other block has started by then, so waiting for them
 // cannot deadlock) combines the others' partials as they arrive, in block order, applies
 // `init` and writes the result; the others publish their partial and leave. The assignment
@@ -118,35 +118,66 @@ __device__ __forceinline__ void store_whole(T* out, const T& v) {
   }
 }
 
-/// This thread's reduction of load(i, in[i]) over its share of [0, n): its 16-byte vectors
-/// (vector thread, thread + threads, ... after the unaligned head) in increasing order, then
-/// its element of the head and of the tail, if any. The last, partial round of vectors is
-/// issued as one predicated round, so its loads are in flight together too.
+/// Where an input's elements lie for the kernels' loads: the scalar head before the first
+/// 16-byte boundary, the 16-byte vectors after it, the scalar tail. A pure function of the
+/// pointer and n, computed on the host for single_pass_kernel, which takes it as a parameter:
+/// the 64-bit arithmetic it costs (a few dozen dependent instructions) is then off every
+/// thread's path to its first load, where it measured 0.3-0.5 us on one block (docs/PERF.md).
+template <class In>
+struct input_span {
+  const In* in = nullptr;
+  std::int64_t n = 0;
+  std::int64_t head = 0;     ///< elements before the first vector (at most n)
+  std::int64_t vectors = 0;  ///< whole 16-byte vectors after the head
+  std::int64_t tail = 0;     ///< the first element after the vectors
+  bool vectorized = true;    ///< false: no element starts on a 16-byte boundary; scalar loads only
+};
+
+template <class In>
+__host__ __device__ inline input_span<In> span_of(const In* in, std::int64_t n) {
+  input_span<In> s;
+  s.in = in;
+  s.n = n;
+  if constexpr (sizeof(In) > 16 || 16 % sizeof(In) != 0) {
+    s.vectorized = false;
+  } else {
+    // A type aligned below its size (a struct of two doubles at an 8-byte offset ...): no
+    // element starts on a 16-byte boundary, so no vector load is safe.
+    if constexpr (alignof(In) < sizeof(In)) s.vectorized = reinterpret_cast<std::uintptr_t>(in) % sizeof(In) == 0;
+    if (s.vectorized) {
+      s.head = unaligned_head(in, n);
+      s.vectors = std::int64_t(std::uint64_t(n - s.head) / vector16<In>::size);
+      s.tail = s.head + s.vectors * vector16<In>::size;
+    }
+  }
+  return s;
+}
+
+/// This thread's reduction of load(i, in[i]) over its share of the span: its 16-byte vectors
+/// (vector thread, thread + threads, ... after the head) in increasing order, then its element
+/// of the head and of the tail, if any. The last, partial round of vectors is issued as one
+/// predicated round, so its loads are in flight together too.
 template <class Policy, class In, class Acc, class Load, class Op>
-__device__ __forceinline__ Acc thread_reduce(const In* __restrict__ in, std::int64_t n, Load& load, Op& op,
-                                             const Acc& identity, std::int64_t thread, std::int64_t threads,
-                                             std::uint64_t l2) {
+__device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load, Op& op, const Acc& identity,
+                                             std::int64_t thread, std::int64_t threads, std::uint64_t l2) {
   using vec = vector16<In>;
+  const In* __restrict__ in = s.in;
   Acc acc = identity;
   if constexpr (sizeof(In) > 16 || 16 % sizeof(In) != 0) {
-    for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
+    for (std::int64_t i = thread; i < s.n; i += threads) acc = op(acc, load(i, in[i]));
   } else {
     if constexpr (alignof(In) < sizeof(In)) {
-      if (reinterpret_cast<std::uintptr_t>(in) % sizeof(In) != 0) {
-        // A type aligned below its size (a struct of two doubles at an 8-byte offset ...): no
-        // element starts on a 16-byte boundary, so no vector load is safe. Uniform branch.
-        for (std::int64_t i = thread; i < n; i += threads) acc = op(acc, load(i, in[i]));
+      if (!s.vectorized) {  // uniform branch
+        for (std::int64_t i = thread; i < s.n; i += threads) acc = op(acc, load(i, in[i]));
         return acc;
       }
     }
-    const std::int64_t head = unaligned_head(in, n);
-    const std::int64_t vectors = std::int64_t(std::uint64_t(n - head) / vec::size);
-    const std::int64_t tail = head + vectors * vec::size;
+    const std::int64_t head = s.head, vectors = s.vectors, tail = s.tail;
     const vec* __restrict__ body = reinterpret_cast<const vec*>(in + head);
     // The scalar head and tail are loaded first and combined last, after the vectors, so that
     // no vector load waits behind them.
     In head_value{}, tail_value{};
-    const bool has_head = thread < head, has_tail = thread < n - tail;
+    const bool has_head = thread < head, has_tail = thread < s.n - tail;
     if (has_head) head_value = in[thread];
     if (has_tail) tail_value = in[tail + thread];
     std::int64_t j = thread;
@@ -312,15 +343,6 @@ __device__ __forceinline__ unsigned draw_start_ticket(const launch_state& st) {
 /// (Hopper's non-portable cluster limit; the portable one is 8).
 inline constexpr unsigned max_cluster = 16;
 
-/// Blocks in this block's cluster: 1 without a cluster launch, and before Hopper.
-__device__ __forceinline__ unsigned cluster_blocks() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().num_blocks();
-#else
-  return 1;
-#endif
-}
-
 /// First thing in every thread of a grid that is one cluster: arrives at the cluster barrier's
 /// first phase, which says this block has started. A block may write another's shared memory
 /// only once that one has started; combine_in_cluster waits for the phase to complete (long
@@ -356,38 +378,46 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
 }
 
 /// The result written to out is finish(op(init, reduction)): finish maps the accumulator to
-/// what the caller sees (the arg reductions turn the identity's index into -1).
-template <class Policy, class In, class Acc, class Load, class Op, class Finish>
+/// what the caller sees (the arg reductions turn the identity's index into -1). `input` comes
+/// from span_of on the host. What the kernel's end reads (out, st, init) comes first, beside
+/// what its start reads.
+///
+/// Cluster: the kernel of launches whose grid is one thread-block cluster (combine_in_cluster);
+/// the others take the kernel without it. Kept apart, the cluster barrier, its checks of the
+/// launch (constant reads the compiler puts before it) and the distributed shared memory stay
+/// out of the one-block and hand-over launches: in development runs the kernel that held both
+/// paths took 0.1-0.15 us longer at one block (2^10..2^14 floats) than the same kernel without
+/// the cluster path.
+template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(Acc)>)
-    single_pass_kernel(const In* __restrict__ in, std::int64_t n, Load load, Op op, Finish finish, Acc identity,
-                       Acc init, Acc* __restrict__ out, const launch_state st) {
+    single_pass_kernel(Acc* __restrict__ out, const launch_state st, const input_span<In> input, Acc init,
+                       Acc identity, Load load, Op op, Finish finish) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
-  __shared__ Acc own;  // the combining block's own partial
-  __shared__ bool combines;
-  __shared__ Acc cluster_partials[max_cluster];  // block 0's, in a grid of one cluster
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
-  const bool one_cluster = grid > 1 && cluster_blocks() == grid;
-  if (one_cluster) cluster_block_started();
-  const unsigned ticket = one_cluster ? 0 : draw_start_ticket<block, slot<Acc>::words>(st);
-  Acc v = thread_reduce<Policy>(in, n, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
+  if constexpr (Cluster) cluster_block_started();
+  const unsigned ticket = Cluster ? 0 : draw_start_ticket<block, slot<Acc>::words>(st);
+  Acc v = thread_reduce<Policy>(input, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
                                 l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, identity, storage);
   // In the one thread that holds the whole reduction, after every other write of the launch.
   const auto write_result = [&](const Acc& total) { deliver(out, finish(op(init, total)), st.done); };
-  if (grid == 1) {
-    if (t == 0) write_result(v);
-    return;
-  }
-  if (one_cluster) {
+  if constexpr (Cluster) {
+    __shared__ Acc cluster_partials[max_cluster];  // block 0's
     if (combine_in_cluster(v, op, identity, cluster_partials)) write_result(v);
-    return;
+  } else {
+    if (grid == 1) {
+      if (t == 0) write_result(v);
+      return;
+    }
+    __shared__ Acc own;  // the combining block's own partial
+    __shared__ bool combines;
+    if (!hand_over(ticket, v, st, own, combines)) return;
+    Acc w = identity;
+    for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
+    w = block::reduce<block>(w, op, identity, storage);
+    if (t == 0) write_result(w);
   }
-  if (!hand_over(ticket, v, st, own, combines)) return;
-  Acc w = identity;
-  for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
-  w = block::reduce<block>(w, op, identity, storage);
-  if (t == 0) write_result(w);
 }
 
 /// compute() for `device`, computed once per device and call site (each call site's lambda
@@ -488,10 +518,11 @@ void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, unsigne
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
 launch_shape shape_for(std::int64_t n, int device, int sm_count) {
   constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;
+  constexpr auto cluster_kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish, true>;
   const std::int64_t one_round = std::int64_t(Policy::block) * vector16<In>::size;
   if (n <= one_round * Policy::unroll) return {};
   const std::int64_t blocks = (n + one_round - 1) / one_round;
-  const unsigned cluster = cluster_limit<kernel>(device, Policy::block);
+  const unsigned cluster = cluster_limit<cluster_kernel>(device, Policy::block);
   if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {
     const unsigned c = unsigned(std::min<std::int64_t>(blocks, cluster));
     return {c, c};
@@ -623,10 +654,12 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
 }
 
 /// arg_minimum (Max false) or arg_maximum (Max true) of in[0, n) into *out, index -1 when empty.
+/// The parameters come in single_pass_kernel's order: what the end needs beside what the start
+/// reads.
 template <class Policy, bool Max, class T>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(arg_local<T>)>)
-    arg_kernel(const T* __restrict__ in, const arg_layout layout, key_value<T>* __restrict__ out,
-               key_value<T>* __restrict__ partials, const launch_state st) {
+    arg_kernel(key_value<T>* __restrict__ out, const launch_state st, const T* __restrict__ in, const arg_layout layout,
+               key_value<T>* __restrict__ partials) {
   static_assert(arg_vectorizable<T>);
   using vec = vector16<T>;
   using local = arg_local<T>;

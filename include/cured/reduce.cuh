@@ -118,9 +118,9 @@ template <auto Kernel>
 device::launch_shape shape_or_override(const device::launch_shape& automatic, const workspace& ws, unsigned block) {
   if (const unsigned forced = cluster_override.load(std::memory_order_relaxed); forced > 1) {
     const unsigned c = std::min({forced, device::max_cluster, device::cluster_limit<Kernel>(ws.device(), block)});
-    if (c > 1) return {c, c};
+    if (c > 1) return {c, c, block};
   }
-  if (grid_override.load(std::memory_order_relaxed) > 0) return {grid_or_override(automatic.grid, ws), 1};
+  if (grid_override.load(std::memory_order_relaxed) > 0) return {grid_or_override(automatic.grid, ws), 1, block};
   return automatic;
 }
 
@@ -149,8 +149,8 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
     const device::launch_shape shape = shape_or_override<cluster_kernel>(
         device::shape_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count()), ws, policy::block);
     const device::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), &use);
-    device::launch_kernel(shape.cluster > 1 ? cluster_kernel : kernel, shape, policy::block, stream, out, st,
-                          device::span_of(in, n), init, identity, load, op, finish);
+    device::launch_kernel(shape.cluster > 1 ? cluster_kernel : kernel, shape, stream, out, st, device::span_of(in, n),
+                          init, identity, load, op, finish);
   });
 }
 

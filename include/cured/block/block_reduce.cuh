@@ -29,4 +29,20 @@ __device__ __forceinline__ T reduce(T v, Op op, const T& identity, reduce_storag
   return v;
 }
 
+/// The same for a block of blockDim.x threads, a multiple of 32 up to MaxBlock (a kernel
+/// launched with fewer threads than its largest block); `storage` is sized for MaxBlock.
+template <unsigned MaxBlock, class T, class Op>
+__device__ __forceinline__ T reduce_up_to(T v, Op op, const T& identity, reduce_storage<T, MaxBlock>& storage) {
+  static_assert(MaxBlock % 32 == 0 && MaxBlock >= 32 && MaxBlock <= 1024,
+                "cured: block size must be a multiple of 32, <= 1024");
+  v = warp::reduce(v, op);
+  if constexpr (MaxBlock > 32) {
+    const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    if (lane == 0) storage.warp_results[w] = v;
+    __syncthreads();
+    if (w == 0) v = warp::reduce(lane < blockDim.x / 32 ? storage.warp_results[lane] : identity, op);
+  }
+  return v;
+}
+
 }  // namespace cured::block

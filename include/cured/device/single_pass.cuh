@@ -3,13 +3,14 @@
 //
 // A grid of at most one full wave of blocks grid-strides over the input with 16-byte loads,
 // `unroll` of them in flight per thread (scalar loads for the unaligned head and the tail).
-// Each block reduces its threads' values with shuffles. A grid of one block writes the result
-// directly. A grid that is one thread-block cluster (Hopper; middle sizes; the kernel's
-// Cluster instantiation) combines its partials in block 0's shared memory, written through
-// distributed shared memory: no round trip through L2. In a larger grid each block draws a start ticket before its loads; the
-// block that draws the last one (every other block has started by then, so waiting for them
-// cannot deadlock) combines the others' partials as they arrive, in block order, applies
-// `init` and writes the result; the others publish their partial and leave. The assignment
+// Each block reduces its threads' values with shuffles. A grid of one block (of fewer threads
+// for the smallest inputs) writes the result directly. A grid that is one thread-block
+// cluster (Hopper; middle sizes; the kernel's Cluster instantiation) combines its partials in
+// block 0's shared memory, written through distributed shared memory: no round trip through
+// L2. In a larger grid each block draws a start ticket before its loads; the block that draws
+// the last one (every other block has started by then, so waiting for them cannot deadlock)
+// combines the others' partials as they arrive, in block order, applies `init` and writes the
+// result; the others publish their partial and leave. The assignment
 // of elements to threads and the order of every combination depend only on n, the pointer's
 // alignment and the device, so results are bit-identical run to run. argmin and argmax take arg_kernel
 // (below): the same tiles, with 32-bit keys local to each block.
@@ -39,6 +40,10 @@ struct policy {
   static constexpr unsigned block = 1024;  ///< threads per block
   static constexpr int unroll = 4;         ///< 16-byte loads in flight per thread per iteration
   static constexpr int min_blocks_per_sm = 1;
+  /// Threads of the one block that reduces an input one round of its loads covers (16 KiB):
+  /// as CUB's single-tile kernel, 256 threads with four loads each start and finish sooner
+  /// than 1024 with one (docs/PERF.md).
+  static constexpr unsigned small_block = 256;
 };
 
 /// Tuning of the arg kernel: 256 threads, eight blocks per multiprocessor (32 registers for
@@ -324,14 +329,14 @@ inline constexpr int min_blocks_for = Bytes <= 8 || Policy::min_blocks_per_sm < 
 /// First thing in every block of a grid of several: thread 0 draws the block's start ticket
 /// (returned in thread 0; the block that draws grid - 1 combines), and block 0 brings the
 /// slots' lines (Words 8-byte words per block) into L2 ahead of the combining block's polls.
-template <unsigned Block, int Words>
+template <int Words>
 __device__ __forceinline__ unsigned draw_start_ticket(const launch_state& st) {
   const unsigned t = threadIdx.x, grid = gridDim.x;
   unsigned start = 0;
   if (grid > 1) {
     if (t == 0) start = atomicInc(st.ticket, grid - 1);  // wraps to 0 after the last block: ready for the next launch
     if (blockIdx.x == 0)
-      for (unsigned line = t; line * 128 < grid * Words * 8u; line += Block)
+      for (unsigned line = t; line * 128 < grid * Words * 8u; line += blockDim.x)
         asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const char*>(st.slots) + line * 128));
   }
   return start;
@@ -388,18 +393,19 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
 /// out of the one-block and hand-over launches: in development runs the kernel that held both
 /// paths took 0.1-0.15 us longer at one block (2^10..2^14 floats) than the same kernel without
 /// the cluster path.
+///
+/// Blocks of up to Policy::block threads (a multiple of 32): one block of fewer for small inputs.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(Acc)>)
     single_pass_kernel(Acc* __restrict__ out, const launch_state st, const input_span<In> input, Acc init,
                        Acc identity, Load load, Op op, Finish finish) {
-  constexpr unsigned block = Policy::block;
-  __shared__ block::reduce_storage<Acc, block> storage;
-  const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
+  __shared__ block::reduce_storage<Acc, Policy::block> storage;
+  const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x, block = blockDim.x;
   if constexpr (Cluster) cluster_block_started();
-  const unsigned ticket = Cluster ? 0 : draw_start_ticket<block, slot<Acc>::words>(st);
+  const unsigned ticket = Cluster ? 0 : draw_start_ticket<slot<Acc>::words>(st);
   Acc v = thread_reduce<Policy>(input, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
                                 l2_policy(st.stream_first));
-  v = block::reduce<block>(v, op, identity, storage);
+  v = block::reduce_up_to<Policy::block>(v, op, identity, storage);
   // In the one thread that holds the whole reduction, after every other write of the launch.
   const auto write_result = [&](const Acc& total) { deliver(out, finish(op(init, total)), st.done); };
   if constexpr (Cluster) {
@@ -415,7 +421,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
     if (!hand_over(ticket, v, st, own, combines)) return;
     Acc w = identity;
     for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
-    w = block::reduce<block>(w, op, identity, storage);
+    w = block::reduce_up_to<Policy::block>(w, op, identity, storage);
     if (t == 0) write_result(w);
   }
 }
@@ -445,24 +451,24 @@ int resident_blocks(int device, unsigned block) {
   });
 }
 
-/// How a kernel is launched: `grid` blocks, all in one cluster when `cluster` (then equal to
-/// grid) is above 1.
+/// How a kernel is launched: `grid` blocks of `block` threads, all in one cluster when
+/// `cluster` (then equal to grid) is above 1.
 struct launch_shape {
   std::int64_t grid = 1;
   unsigned cluster = 1;
+  unsigned block = 0;
 };
 
-/// A launch configuration of `shape` with `block` threads; `dims` (which the configuration
-/// points to) holds the cluster's dimensions.
-inline cudaLaunchConfig_t cluster_config(const launch_shape& shape, unsigned block, cudaStream_t stream,
-                                         cudaLaunchAttribute& dims) {
+/// A launch configuration of `shape`; `dims` (which the configuration points to) holds the
+/// cluster's dimensions.
+inline cudaLaunchConfig_t cluster_config(const launch_shape& shape, cudaStream_t stream, cudaLaunchAttribute& dims) {
   dims = {};
   dims.id = cudaLaunchAttributeClusterDimension;
   dims.val.clusterDim.x = shape.cluster;
   dims.val.clusterDim.y = dims.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(shape.grid));
-  config.blockDim = dim3(block);
+  config.blockDim = dim3(shape.block);
   config.stream = stream;
   config.attrs = &dims;
   config.numAttrs = 1;
@@ -485,7 +491,7 @@ unsigned cluster_limit(int device, unsigned block) {
           cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
       for (unsigned size = non_portable ? max_cluster : 8; size > 1 && limit == 1; size /= 2) {
         cudaLaunchAttribute dims;
-        const cudaLaunchConfig_t config = cluster_config({size, size}, block, nullptr, dims);
+        const cudaLaunchConfig_t config = cluster_config({size, size, block}, nullptr, dims);
         int clusters = 0;
         if (cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config) == cudaSuccess && clusters > 0) limit = size;
       }
@@ -495,40 +501,42 @@ unsigned cluster_limit(int device, unsigned block) {
   });
 }
 
-/// kernel<<<shape.grid, block, 0, stream>>>(args...), as one cluster when shape.cluster > 1.
-/// A failed launch is left to cudaGetLastError, as with <<<>>>.
+/// kernel<<<shape.grid, shape.block, 0, stream>>>(args...), as one cluster when
+/// shape.cluster > 1. A failed launch is left to cudaGetLastError, as with <<<>>>.
 template <class... Params, class... Args>
-void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, unsigned block, cudaStream_t stream,
-                   Args&&... args) {
+void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, cudaStream_t stream, Args&&... args) {
   if (shape.cluster <= 1) {
-    kernel<<<unsigned(shape.grid), block, 0, stream>>>(std::forward<Args>(args)...);
+    kernel<<<unsigned(shape.grid), shape.block, 0, stream>>>(std::forward<Args>(args)...);
     return;
   }
   cudaLaunchAttribute dims;
-  const cudaLaunchConfig_t config = cluster_config(shape, block, stream, dims);
+  const cudaLaunchConfig_t config = cluster_config(shape, stream, dims);
   (void)cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 /// The shape for n elements: one block when one round of its loads covers the input (no
-/// handshake); otherwise a block per round of one vector per thread, so that the per-element
-/// work (a conversion, a 64-bit add) spreads over as many multiprocessors as there is input
-/// for: up to twice the largest cluster, as one cluster of at most that many blocks (partials
-/// through shared memory; a cluster's blocks share a GPC's bandwidth, so larger inputs go
-/// faster on more multiprocessors), beyond that as a plain grid of up to one full wave.
+/// handshake), of Policy::small_block threads when one round of theirs does; otherwise a block
+/// of Policy::block threads per round of one vector per thread, so that the per-element work
+/// (a conversion, a 64-bit add) spreads over as many multiprocessors as there is input for: up
+/// to twice the largest cluster, as one cluster of at most that many blocks (partials through
+/// shared memory; a cluster's blocks share a GPC's bandwidth, so larger inputs go faster on
+/// more multiprocessors), beyond that as a plain grid of up to one full wave.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
 launch_shape shape_for(std::int64_t n, int device, int sm_count) {
   constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;
   constexpr auto cluster_kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish, true>;
-  const std::int64_t one_round = std::int64_t(Policy::block) * vector16<In>::size;
-  if (n <= one_round * Policy::unroll) return {};
+  constexpr std::int64_t size = vector16<In>::size;
+  if (n <= std::int64_t(Policy::small_block) * size * Policy::unroll) return {1, 1, Policy::small_block};
+  const std::int64_t one_round = std::int64_t(Policy::block) * size;
+  if (n <= one_round * Policy::unroll) return {1, 1, Policy::block};
   const std::int64_t blocks = (n + one_round - 1) / one_round;
   const unsigned cluster = cluster_limit<cluster_kernel>(device, Policy::block);
   if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {
     const unsigned c = unsigned(std::min<std::int64_t>(blocks, cluster));
-    return {c, c};
+    return {c, c, Policy::block};
   }
   const std::int64_t wave = std::int64_t(resident_blocks<kernel>(device, Policy::block)) * sm_count;
-  return {std::min(blocks, wave), 1};
+  return {std::min(blocks, wave), 1, Policy::block};
 }
 
 
@@ -675,7 +683,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
-  const unsigned ticket = draw_start_ticket<block, slot<key_value<T>>::words>(st);
+  const unsigned ticket = draw_start_ticket<slot<key_value<T>>::words>(st);
   const std::uint64_t l2 = l2_policy(st.stream_first);
 
   // This block's tiles are b + i * grid for i < iterations. The tail (n - tail_begin elements,

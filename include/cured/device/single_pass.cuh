@@ -10,10 +10,10 @@
 // L2. In a larger grid each block draws a start ticket before its loads; the block that draws
 // the last one (every other block has started by then, so waiting for them cannot deadlock)
 // combines the others' partials as they arrive, in block order, applies `init` and writes the
-// result; the others publish their partial and leave. The assignment
-// of elements to threads and the order of every combination depend only on n, the pointer's
-// alignment and the device, so results are bit-identical run to run. argmin and argmax take arg_kernel
-// (below): the same tiles, with 32-bit keys local to each block.
+// result; the others publish their partial and leave. The assignment of elements to threads
+// and the order of every combination depend only on n, the pointer's alignment and the
+// device, so results are bit-identical run to run. argmin and argmax take arg_kernel (below):
+// the same tiles, with 32-bit keys local to each block.
 
 #include <cooperative_groups.h>
 #include <cuda/atomic>
@@ -125,9 +125,9 @@ __device__ __forceinline__ void store_whole(T* out, const T& v) {
 
 /// Where an input's elements lie for the kernels' loads: the scalar head before the first
 /// 16-byte boundary, the 16-byte vectors after it, the scalar tail. A pure function of the
-/// pointer and n, computed on the host for single_pass_kernel, which takes it as a parameter:
-/// the 64-bit arithmetic it costs (a few dozen dependent instructions) is then off every
-/// thread's path to its first load, where it measured 0.3-0.5 us on one block (docs/PERF.md).
+/// pointer and n, computed once on the host for single_pass_kernel, which takes it as a
+/// parameter, instead of in every thread before its first load (which measured no faster or
+/// slower: docs/PERF.md); the exact kernels compute it on the device.
 template <class In>
 struct input_span {
   const In* in = nullptr;
@@ -391,8 +391,8 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
 /// the others take the kernel without it. Kept apart, the cluster barrier, its checks of the
 /// launch (constant reads the compiler puts before it) and the distributed shared memory stay
 /// out of the one-block and hand-over launches: in development runs the kernel that held both
-/// paths took 0.1-0.15 us longer at one block (2^10..2^14 floats) than the same kernel without
-/// the cluster path.
+/// paths took 0.07-0.22 us longer at one block (2^10..2^13 floats) than the same kernel without
+/// the cluster path (docs/PERF.md).
 ///
 /// Blocks of up to Policy::block threads (a multiple of 32): one block of fewer for small inputs.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false>

@@ -538,18 +538,24 @@ struct add_pair {
   __host__ __device__ double operator()(const two_doubles& p) const { return p.a + p.b; }
 };
 
+// Up to 1024 elements (16 KiB) the one-block small_kernel reduces them, above it the
+// single-pass kernel.
 TEST(Reduce, TypeAlignedBelowItsSize) {
   CURED_REQUIRE_GPU();
-  const std::int64_t n = 100003;
-  std::vector<two_doubles> h(n + 1);
-  for (std::int64_t i = 0; i <= n; ++i)
+  const std::int64_t n_max = 100003;
+  std::vector<two_doubles> h(n_max + 1);
+  for (std::int64_t i = 0; i <= n_max; ++i)
     h[i] = {double(cured::random::small_int(5, 2 * i)), double(cured::random::small_int(5, 2 * i + 1))};
-  device_buffer<two_doubles> d(n + 1);
-  CURED_CHECK(cudaMemcpy(d.data(), h.data(), (n + 1) * sizeof(two_doubles), cudaMemcpyHostToDevice));
-  for (std::int64_t off : {0, 1}) {
-    double want = 0;
-    for (std::int64_t i = 0; i < n; ++i) want += h[off + i].a + h[off + i].b;
-    EXPECT_EQ(cured::transform_reduce(d.data() + off, n, add_pair{}, cured::plus{}, 0.0), want) << "offset " << off;
+  device_buffer<two_doubles> d(n_max + 1);
+  CURED_CHECK(cudaMemcpy(d.data(), h.data(), (n_max + 1) * sizeof(two_doubles), cudaMemcpyHostToDevice));
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(7), std::int64_t(1024), std::int64_t(1025), n_max}) {
+    if (n > cured::test::max_test_n()) continue;
+    for (std::int64_t off : {0, 1}) {
+      double want = 0;
+      for (std::int64_t i = 0; i < n; ++i) want += h[off + i].a + h[off + i].b;
+      EXPECT_EQ(cured::transform_reduce(d.data() + off, n, add_pair{}, cured::plus{}, 0.0), want)
+          << "n " << n << ", offset " << off;
+    }
   }
 }
 

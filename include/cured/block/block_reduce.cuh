@@ -16,33 +16,17 @@ struct reduce_storage {
   T warp_results[Block / 32];
 };
 
-/// Each warp with shuffles, then warp 0 over the first `warps` warps' results (reduce and
-/// reduce_up_to).
-template <unsigned MaxBlock, class T, class Op>
-__device__ __forceinline__ T reduce_warps(T v, Op& op, const T& identity, reduce_storage<T, MaxBlock>& storage,
-                                          unsigned warps) {
-  static_assert(MaxBlock % 32 == 0 && MaxBlock >= 32 && MaxBlock <= 1024,
-                "cured: block size must be a multiple of 32, <= 1024");
+template <unsigned Block, class T, class Op>
+__device__ __forceinline__ T reduce(T v, Op op, const T& identity, reduce_storage<T, Block>& storage) {
+  static_assert(Block % 32 == 0 && Block >= 32 && Block <= 1024, "cured: block size must be a multiple of 32, <= 1024");
   v = warp::reduce(v, op);
-  if constexpr (MaxBlock > 32) {
+  if constexpr (Block > 32) {
     const unsigned lane = threadIdx.x % 32, w = threadIdx.x / 32;
     if (lane == 0) storage.warp_results[w] = v;
     __syncthreads();
-    if (w == 0) v = warp::reduce(lane < warps ? storage.warp_results[lane] : identity, op);
+    if (w == 0) v = warp::reduce(lane < Block / 32 ? storage.warp_results[lane] : identity, op);
   }
   return v;
-}
-
-template <unsigned Block, class T, class Op>
-__device__ __forceinline__ T reduce(T v, Op op, const T& identity, reduce_storage<T, Block>& storage) {
-  return reduce_warps<Block>(v, op, identity, storage, Block / 32);
-}
-
-/// The same for a block of blockDim.x threads, a multiple of 32 up to MaxBlock (a kernel
-/// launched with fewer threads than its largest block); `storage` is sized for MaxBlock.
-template <unsigned MaxBlock, class T, class Op>
-__device__ __forceinline__ T reduce_up_to(T v, Op op, const T& identity, reduce_storage<T, MaxBlock>& storage) {
-  return reduce_warps<MaxBlock>(v, op, identity, storage, blockDim.x / 32);
 }
 
 }  // namespace cured::block

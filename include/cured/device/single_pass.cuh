@@ -3,11 +3,11 @@
 //
 // A grid of at most one full wave of blocks grid-strides over the input with 16-byte loads,
 // `unroll` of them in flight per thread (scalar loads for the unaligned head and the tail).
-// Each block reduces its threads' values with shuffles. A grid of one block (of fewer threads
-// for the smallest inputs) writes the result directly. A grid that is one thread-block
-// cluster (Hopper; middle sizes; the kernel's Cluster instantiation) combines its partials in
-// block 0's shared memory, written through distributed shared memory: no round trip through
-// L2. In a larger grid each block draws a start ticket before its loads; the block that draws
+// Each block reduces its threads' values with shuffles. A grid of one block writes the result
+// directly; the smallest inputs (16 KiB) take small_kernel, one block of 256 threads in
+// straight-line code. A grid that is one thread-block cluster (Hopper; middle sizes; the
+// kernel's Cluster instantiation) hands its partials to block 0 by writes into block 0's shared
+// memory that its mbarrier counts: no round trip through L2. In a larger grid each block draws a start ticket before its loads; the block that draws
 // the last one (every other block has started by then, so waiting for them cannot deadlock)
 // combines the others' partials as they arrive, in block order, applies `init` and writes the
 // result; the others publish their partial and leave. The assignment of elements to threads
@@ -30,6 +30,16 @@
 #include "cured/ops.cuh"
 #include "cured/workspace.cuh"
 
+/// A development probe (bench/probe/timeline.cu) defines CURED_PROBE(point, value) before
+/// including the library to timestamp the stages of single_pass_kernel and small_kernel in
+/// thread 0 of each block: 0 entry, 1 the thread's own loads' value, 2 the block's reduction,
+/// 3 a cluster's combination done (every block), 4 the combining block's thread 0 has its share
+/// of the partials, 5 all combined, 6 the result written. `value` is what the stage produced,
+/// so that the timestamp cannot come before it. Otherwise it expands to nothing.
+#ifndef CURED_PROBE
+#define CURED_PROBE(point, value) ((void)0)
+#endif
+
 namespace cured::device {
 
 /// Tuning of the single-pass kernel: one block of 1024 threads per multiprocessor, four
@@ -40,9 +50,9 @@ struct policy {
   static constexpr unsigned block = 1024;  ///< threads per block
   static constexpr int unroll = 4;         ///< 16-byte loads in flight per thread per iteration
   static constexpr int min_blocks_per_sm = 1;
-  /// Threads of the one block that reduces an input one round of its loads covers (16 KiB):
-  /// as CUB's single-tile kernel, 256 threads with four loads each start and finish sooner
-  /// than 1024 with one (docs/PERF.md).
+  /// Threads of small_kernel, the one block that reduces an input one round of its loads
+  /// covers (16 KiB): as CUB's single-tile kernel, 256 threads with four loads each start and
+  /// finish sooner than 1024 with one (docs/PERF.md).
   static constexpr unsigned small_block = 256;
 };
 
@@ -217,13 +227,19 @@ __device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load
 // ---- Handing partials between blocks -------------------------------------------------------
 
 /// A block's partial as the workspace holds it: one 64-bit word per 32 bits of the value, the
-/// upper half set to 1 by publish and back to 0 by collect. Each word is written and read
-/// whole (single-copy atomic), so a word's value is seen exactly when its flag is; no fence is
-/// needed between a partial and its flag. Between launches every slot is 0.
+/// upper half a tag (publish: 1; a blocking launch's report: the call's number). Each word is
+/// written and read whole (single-copy atomic), so a word's value is seen exactly when its tag
+/// is; no fence is needed between a partial and its tag. Between launches every slot is 0.
+/// Slots are packed, a block's after the one before: the combining block's polls of 32 slots
+/// touch as few L2 sectors as there can be (polling traffic delays the partials it waits for:
+/// slots padded to 32 bytes, or a slot per warp, made the hand-over microseconds slower on the
+/// H200; docs/PERF.md).
 template <class Acc>
 struct slot {
   static constexpr int words = int((sizeof(Acc) + 3) / 4);
   static_assert(words <= 32, "cured: accumulator too large for a slot");
+  /// Slots one thread of the combining block polls at once (their words all in flight).
+  static constexpr int batch = words >= 8 ? 1 : 8 / words;
 };
 
 __device__ __forceinline__ void store_relaxed(std::uint64_t* p, std::uint64_t v) {
@@ -235,38 +251,76 @@ __device__ __forceinline__ std::uint64_t load_relaxed(const std::uint64_t* p) {
   return v;
 }
 
-/// Writes v into slot s (slot<Acc>::words words at s).
+/// v's 32-bit words, padded with zeros.
+template <class Acc>
+__device__ __forceinline__ void words_of(const Acc& v, unsigned (&w)[slot<Acc>::words]) {
+#pragma unroll
+  for (int k = 0; k < slot<Acc>::words; ++k) w[k] = 0;
+  memcpy(w, &v, sizeof(Acc));
+}
+
+/// Writes v into slot s (slot<Acc>::words words at s), tagged 1.
 template <class Acc>
 __device__ __forceinline__ void publish(std::uint64_t* s, const Acc& v) {
-  unsigned w[slot<Acc>::words] = {};
-  memcpy(w, &v, sizeof(Acc));
+  unsigned w[slot<Acc>::words];
+  words_of(v, w);
 #pragma unroll
   for (int k = 0; k < slot<Acc>::words; ++k) store_relaxed(s + k, (std::uint64_t(1) << 32) | w[k]);
 }
 
-/// Waits until slot s holds a published value, returns it and clears the slot.
-template <class Acc>
-__device__ __forceinline__ Acc collect(std::uint64_t* s) {
-  constexpr int words = slot<Acc>::words;
-  unsigned w[words];
-  unsigned pending = words == 32 ? ~0u : (1u << words) - 1;
-  while (pending) {
-    std::uint64_t x[words];
+/// In one thread: the combination, in block order, of the partials of blocks first, first +
+/// stride, ... below `count`: `own` for block own_index, the others' from their slots, each
+/// waited for and then cleared. The slots of a batch are polled together, so that their round
+/// trips overlap.
+template <class Acc, class Op>
+__device__ __forceinline__ Acc collect_share(std::uint64_t* slots, unsigned first, unsigned stride, unsigned count,
+                                             Op& op, const Acc& identity, unsigned own_index, const Acc& own) {
+  constexpr int words = slot<Acc>::words, batch = slot<Acc>::batch;
+  constexpr unsigned all = words == 32 ? ~0u : (1u << words) - 1;
+  Acc acc = identity;
+  for (; first < count; first += batch * stride) {
+    std::uint64_t x[batch][words];
+    unsigned pending[batch];  // per slot: words not yet seen published
 #pragma unroll
-    for (int k = 0; k < words; ++k)
-      if (pending & (1u << k)) x[k] = load_relaxed(s + k);
+    for (int k = 0; k < batch; ++k) {
+      const unsigned i = first + k * stride;
+      pending[k] = i < count && i != own_index ? all : 0u;
+    }
+    for (bool waiting = true; waiting;) {
 #pragma unroll
-    for (int k = 0; k < words; ++k)
-      if ((pending & (1u << k)) && (x[k] >> 32) != 0) {
-        w[k] = unsigned(x[k]);
-        pending &= ~(1u << k);
+      for (int k = 0; k < batch; ++k)
+#pragma unroll
+        for (int w = 0; w < words; ++w)
+          if (pending[k] & (1u << w)) x[k][w] = load_relaxed(slots + std::size_t(first + k * stride) * words + w);
+      waiting = false;
+#pragma unroll
+      for (int k = 0; k < batch; ++k) {
+#pragma unroll
+        for (int w = 0; w < words; ++w)
+          if ((pending[k] & (1u << w)) && (x[k][w] >> 32) != 0) pending[k] &= ~(1u << w);
+        waiting |= pending[k] != 0;
       }
-  }
+    }
 #pragma unroll
-  for (int k = 0; k < words; ++k) store_relaxed(s + k, 0);
-  Acc v;
-  memcpy(&v, w, sizeof(Acc));
-  return v;
+    for (int k = 0; k < batch; ++k) {
+      const unsigned i = first + k * stride;
+      if (i >= count) break;
+      if (i == own_index) {
+        acc = op(acc, own);
+        continue;
+      }
+      unsigned w32[words];
+#pragma unroll
+      for (int w = 0; w < words; ++w) {
+        w32[w] = unsigned(x[k][w]);
+        store_relaxed(slots + std::size_t(i) * words + w, 0);
+      }
+      Acc v;
+      memcpy(&v, w32, sizeof(Acc));
+      acc = op(acc, v);
+    }
+  }
+  return acc;
 }
 
 /// Thread 0, once, with the launch's result: writes it to *out or, for a host that waits on
@@ -280,8 +334,8 @@ __device__ __forceinline__ void deliver(T* out, const T& v, const completion& c)
     store_whole(out, v);
     return;
   }
-  unsigned w[slot<T>::words] = {};
-  memcpy(w, &v, sizeof(T));
+  unsigned w[slot<T>::words];
+  words_of(v, w);
 #pragma unroll
   for (int k = 0; k < slot<T>::words; ++k)
     asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(c.words + k), "l"((std::uint64_t(c.value) << 32) | w[k])
@@ -296,28 +350,6 @@ struct launch_state {
   std::uint64_t* slots = nullptr;
   completion done;
 };
-
-/// After the block's reduction (v valid in thread 0), in every thread of a grid of several:
-/// the combining block (start ticket grid - 1) keeps v in `own`, the others publish it to their
-/// slot. True in every thread of the combining block; the others may return. Contains a
-/// __syncthreads(), which also orders the block's earlier shared-memory reads before reuse.
-template <class Acc>
-__device__ __forceinline__ bool hand_over(unsigned ticket, const Acc& v, const launch_state& st, Acc& own,
-                                          bool& combines) {
-  if (threadIdx.x == 0) {
-    combines = ticket == gridDim.x - 1;
-    if (combines) own = v;
-    else publish(st.slots + std::size_t(blockIdx.x) * slot<Acc>::words, v);
-  }
-  __syncthreads();
-  return combines;
-}
-
-/// In the combining block: block i's partial (its own from `own`; another's once published).
-template <class Acc>
-__device__ __forceinline__ Acc partial_of(unsigned i, const Acc& own, const launch_state& st) {
-  return i == blockIdx.x ? own : collect<Acc>(st.slots + std::size_t(i) * slot<Acc>::words);
-}
 
 /// The blocks per multiprocessor a kernel's launch bounds ask for when each thread carries
 /// Bytes of running value: Policy's, or three quarters of it (from 4 up) for values over 8
@@ -342,42 +374,116 @@ __device__ __forceinline__ unsigned draw_start_ticket(const launch_state& st) {
   return start;
 }
 
+/// The end of a block of a grid of several, after the block's reduction (v valid in thread 0),
+/// in every thread: every block but the combining one (start ticket grid - 1) publishes its
+/// partial and leaves; in the combining block every thread combines its share of the partials
+/// (blocks t, t + blockDim.x, ...: one each, for grids up to a block's threads), and
+/// block_combine(share) (valid in thread 0; all threads call it) combines the shares, into v in
+/// thread 0. Returns true in the combining block's thread 0, false everywhere else. (Warp 0
+/// alone polling several slots per lane, which spares the other blocks a barrier and the
+/// combining block its block-wide reduction, measured no faster: docs/PERF.md.)
+template <class Acc, class Op, class BlockCombine>
+__device__ __forceinline__ bool hand_over(unsigned ticket, Acc& v, Op& op, const Acc& identity, const launch_state& st,
+                                          BlockCombine&& block_combine) {
+  __shared__ bool combines;
+  __shared__ Acc own;
+  const unsigned t = threadIdx.x, grid = gridDim.x;
+  if (t == 0) {
+    combines = ticket == grid - 1;
+    if (combines) own = v;
+    else publish(st.slots + std::size_t(blockIdx.x) * slot<Acc>::words, v);
+  }
+  __syncthreads();  // also: the block's reduction storage may be reused
+  if (!combines) return false;
+  v = block_combine(collect_share(st.slots, t, blockDim.x, grid, op, identity, blockIdx.x, own));
+  return t == 0;
+}
+
 // ---- Combining partials within one cluster ------------------------------------------------
 
 /// Most blocks of a cluster whose partials single_pass_kernel combines in shared memory
 /// (Hopper's non-portable cluster limit; the portable one is 8).
 inline constexpr unsigned max_cluster = 16;
 
-/// First thing in every thread of a grid that is one cluster: arrives at the cluster barrier's
-/// first phase, which says this block has started. A block may write another's shared memory
-/// only once that one has started; combine_in_cluster waits for the phase to complete (long
-/// since done by then: it costs no time on the path to the loads).
-__device__ __forceinline__ void cluster_block_started() {
+/// Block 0's side of a cluster's hand-over: the other blocks' partials, as 32-bit words, and
+/// the mbarrier that counts their bytes as they land.
+template <class Acc>
+struct cluster_inbox {
+  unsigned words[max_cluster][slot<Acc>::words];
+  std::uint64_t arrived;
+};
+
+/// First thing in every thread of a grid that is one cluster: block 0's thread 0 arms its
+/// inbox (the bytes of the other blocks' partials), then every thread arrives at the cluster
+/// barrier's first phase, which says this block has started (and block 0's inbox is armed). A
+/// block may write another's shared memory only once that one has started; combine_in_cluster
+/// waits for the phase to complete (long since done by then: it costs no time on the path to
+/// the loads).
+template <class Acc>
+__device__ __forceinline__ void cluster_block_started(cluster_inbox<Acc>& inbox) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+    const unsigned bar = unsigned(__cvta_generic_to_shared(&inbox.arrived));
+    const unsigned bytes = (cluster.num_blocks() - 1) * slot<Acc>::words * 4;
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+  }
+  // Relaxed: the fence above orders the mbarrier's initialisation before it (an arrival with
+  // release semantics here held every block's first loads back by about 0.25 us).
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#else
+  (void)inbox;
 #endif
 }
 
 /// In a grid that is one cluster, after cluster_block_started and the block's reduction (v
-/// valid in thread 0), in every thread: once every block has started, thread 0 of each block
-/// writes v into block 0's partials[rank]; the barrier's second phase makes the writes visible
-/// to block 0 and keeps block 0 resident until all are written; then block 0's first warp
-/// combines the partials in rank order. True in block 0's thread 0 only, where v then holds
-/// the combination; the other threads may return.
+/// valid in thread 0), in every thread: once every block has started, thread 0 of each other
+/// block sends v into block 0's inbox (st.async: a write into another block's shared memory that
+/// counts its bytes on that block's mbarrier) and its block leaves; block 0's first warp waits
+/// until every byte has landed and combines the partials in rank order. True in block 0's
+/// thread 0 only, where v then holds the combination; the other threads may return.
 template <class Acc, class Op>
-__device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& identity, Acc (&partials)[max_cluster]) {
+__device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& identity, cluster_inbox<Acc>& inbox) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank(), t = threadIdx.x;
+  constexpr int words = slot<Acc>::words;
   asm volatile("barrier.cluster.wait.aligned;" ::: "memory");  // every block has started
-  if (t == 0) store_whole(cluster.map_shared_rank(&partials[rank], 0), v);
-  cluster.sync();  // release the writes, acquire them in block 0
-  if (rank != 0 || t >= 32) return false;
-  v = warp::reduce(t < cluster.num_blocks() ? partials[t] : identity, op);
+  if (rank != 0) {
+    if (t == 0) {
+      unsigned w[words];
+      words_of(v, w);
+      const unsigned to = unsigned(__cvta_generic_to_shared(&inbox.words[rank][0]));
+      const unsigned bar = unsigned(__cvta_generic_to_shared(&inbox.arrived));
+      unsigned remote_to, remote_bar;
+      asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote_to) : "r"(to));
+      asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote_bar) : "r"(bar));
+#pragma unroll
+      for (int k = 0; k < words; ++k)
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(remote_to + 4 * k),
+                     "r"(w[k]), "r"(remote_bar)
+                     : "memory");
+    }
+    return false;
+  }
+  if (t >= 32) return false;
+  const unsigned bar = unsigned(__cvta_generic_to_shared(&inbox.arrived));
+  for (unsigned done = 0; !done;)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar)
+        : "memory");
+  Acc p = t == 0 ? v : identity;
+  if (t > 0 && t < cluster.num_blocks()) memcpy(&p, inbox.words[t], sizeof(Acc));
+  v = warp::reduce(p, op);
   return t == 0;
 #else
-  (void)v, (void)op, (void)identity, (void)partials;
+  (void)v, (void)op, (void)identity, (void)inbox;
   return false;
 #endif
 }
@@ -394,36 +500,102 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
 /// paths took 0.07-0.22 us longer at one block (2^10..2^13 floats) than the same kernel without
 /// the cluster path (docs/PERF.md).
 ///
-/// Blocks of up to Policy::block threads (a multiple of 32): one block of fewer for small inputs.
+/// Blocks of Policy::block threads (a multiple of 32); inputs small_kernel takes never come here
+/// unless a test forces a shape.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(Acc)>)
     single_pass_kernel(Acc* __restrict__ out, const launch_state st, const input_span<In> input, Acc init,
                        Acc identity, Load load, Op op, Finish finish) {
   __shared__ block::reduce_storage<Acc, Policy::block> storage;
-  const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x, block = blockDim.x;
-  if constexpr (Cluster) cluster_block_started();
+  constexpr unsigned block = Policy::block;
+  const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
+  CURED_PROBE(0, 0);
+  __shared__ cluster_inbox<Acc> inbox;  // block 0's, in a cluster
+  if constexpr (Cluster) cluster_block_started(inbox);
   const unsigned ticket = Cluster ? 0 : draw_start_ticket<slot<Acc>::words>(st);
   Acc v = thread_reduce<Policy>(input, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
                                 l2_policy(st.stream_first));
-  v = block::reduce_up_to<Policy::block>(v, op, identity, storage);
+  CURED_PROBE(1, v);
   // In the one thread that holds the whole reduction, after every other write of the launch.
-  const auto write_result = [&](const Acc& total) { deliver(out, finish(op(init, total)), st.done); };
+  const auto write_result = [&](const Acc& total) {
+    deliver(out, finish(op(init, total)), st.done);
+    CURED_PROBE(6, total);
+  };
+  v = block::reduce<block>(v, op, identity, storage);
+  CURED_PROBE(2, v);
   if constexpr (Cluster) {
-    __shared__ Acc cluster_partials[max_cluster];  // block 0's
-    if (combine_in_cluster(v, op, identity, cluster_partials)) write_result(v);
-  } else {
-    if (grid == 1) {
-      if (t == 0) write_result(v);
-      return;
-    }
-    __shared__ Acc own;  // the combining block's own partial
-    __shared__ bool combines;
-    if (!hand_over(ticket, v, st, own, combines)) return;
-    Acc w = identity;
-    for (unsigned i = t; i < grid; i += block) w = op(w, partial_of(i, own, st));
-    w = block::reduce_up_to<Policy::block>(w, op, identity, storage);
-    if (t == 0) write_result(w);
+    const bool combines = combine_in_cluster(v, op, identity, inbox);
+    CURED_PROBE(3, v);
+    if (combines) write_result(v);
+  } else if (grid == 1) {
+    if (t == 0) write_result(v);
+  } else if (hand_over(ticket, v, op, identity, st, [&](const Acc& share) {
+               CURED_PROBE(4, share);
+               return block::reduce<block>(share, op, identity, storage);
+             })) {
+    CURED_PROBE(5, v);
+    write_result(v);
   }
+}
+
+/// The reduction of an input that one round of Policy::small_block threads' loads covers
+/// (small_input: up to 16 KiB), in one block: the result written as single_pass_kernel writes
+/// it. Straight-line code: each thread issues its (at most Policy::unroll) vector loads, all
+/// predicated, after a few 32-bit instructions that place them, and the parameters are the few
+/// a one-block launch needs; single_pass_kernel keeps one block size. Traced on the H200
+/// (2^10..2^12 floats), its loads' data arrive 0.13-0.16 us sooner than in single_pass_kernel's
+/// one block, as soon as in a minimal hand-written block; timed from launch to completion the
+/// two measured the same within the noise (docs/PERF.md).
+template <class Policy, class In, class Acc, class Load, class Op, class Finish>
+__global__ void __launch_bounds__(Policy::small_block)
+    small_kernel(Acc* __restrict__ out, const completion done, const In* __restrict__ in, unsigned n, Acc init,
+                 Acc identity, Load load, Op op, Finish finish) {
+  constexpr unsigned block = Policy::small_block;
+  __shared__ block::reduce_storage<Acc, block> storage;
+  const unsigned t = threadIdx.x;
+  CURED_PROBE(0, 0);
+  Acc v = identity;
+  bool vectorized = sizeof(In) <= 16 && 16 % sizeof(In) == 0;
+  if constexpr (alignof(In) < sizeof(In)) vectorized = vectorized && reinterpret_cast<std::uintptr_t>(in) % sizeof(In) == 0;
+  if constexpr (sizeof(In) <= 16 && 16 % sizeof(In) == 0) {
+    if (vectorized) {  // uniform
+      using vec = vector16<In>;
+      constexpr unsigned size = vec::size;
+      const unsigned head = min(unsigned((16 - reinterpret_cast<std::uintptr_t>(in)) & 15) / unsigned(sizeof(In)), n);
+      const unsigned vectors = (n - head) / size, tail = head + vectors * size;
+      const vec* __restrict__ body = reinterpret_cast<const vec*>(in + head);
+      const std::uint64_t l2 = l2_policy(true);
+      vec r[Policy::unroll];
+#pragma unroll
+      for (int u = 0; u < Policy::unroll; ++u)
+        if (t + u * block < vectors) r[u] = load_vector(body + t + u * block, l2);
+      In head_value{}, tail_value{};
+      if (t < head) head_value = in[t];
+      if (t < n - tail) tail_value = in[tail + t];
+#pragma unroll
+      for (int u = 0; u < Policy::unroll; ++u)
+        if (t + u * block < vectors)
+#pragma unroll
+          for (unsigned k = 0; k < size; ++k) v = op(v, load(std::int64_t(head + (t + u * block) * size + k), r[u].v[k]));
+      if (t < head) v = op(v, load(std::int64_t(t), head_value));
+      if (t < n - tail) v = op(v, load(std::int64_t(tail + t), tail_value));
+    }
+  }
+  if (!vectorized)  // uniform
+    for (unsigned i = t; i < n; i += block) v = op(v, load(std::int64_t(i), in[i]));
+  CURED_PROBE(1, v);
+  v = block::reduce<block>(v, op, identity, storage);
+  CURED_PROBE(2, v);
+  if (t == 0) {
+    deliver(out, finish(op(init, v)), done);
+    CURED_PROBE(6, v);
+  }
+}
+
+/// Whether small_kernel takes an input of n elements of In.
+template <class Policy, class In>
+constexpr bool small_input(std::int64_t n) {
+  return n <= std::int64_t(Policy::small_block) * Policy::unroll * vector16<In>::size;
 }
 
 /// compute() for `device`, computed once per device and call site (each call site's lambda
@@ -515,7 +687,8 @@ void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, cudaStr
 }
 
 /// The shape for n elements: one block when one round of its loads covers the input (no
-/// handshake), of Policy::small_block threads when one round of theirs does; otherwise a block
+/// handshake), of Policy::small_block threads (small_kernel's launch) when one round of theirs
+/// does; otherwise a block
 /// of Policy::block threads per round of one vector per thread, so that the per-element work
 /// (a conversion, a 64-bit add) spreads over as many multiprocessors as there is input for: up
 /// to twice the largest cluster, as one cluster of at most that many blocks (partials through
@@ -526,7 +699,7 @@ launch_shape shape_for(std::int64_t n, int device, int sm_count) {
   constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;
   constexpr auto cluster_kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish, true>;
   constexpr std::int64_t size = vector16<In>::size;
-  if (n <= std::int64_t(Policy::small_block) * size * Policy::unroll) return {1, 1, Policy::small_block};
+  if (small_input<Policy, In>(n)) return {1, 1, Policy::small_block};
   const std::int64_t one_round = std::int64_t(Policy::block) * size;
   if (n <= one_round * Policy::unroll) return {1, 1, Policy::block};
   const std::int64_t blocks = (n + one_round - 1) / one_round;
@@ -678,8 +851,6 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
     local keys[block / 32];
     wide indices[block / 32];
   } warp_results;
-  __shared__ key_value<T> own;  // the combining block's own partial
-  __shared__ bool combines;
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
@@ -746,14 +917,12 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
     }
     return;
   }
-  if (!hand_over(ticket, best, st, own, combines)) return;
-  wide w{no_index, identity_value};
-  for (unsigned i = t; i < grid; i += block) {
-    const key_value<T> p = partial_of(i, own, st);
-    w = arg_pick_pair<Max>(w, wide{p.index, p.value});
-  }
-  w = arg_block_reduce<block, Max>(w, warp_results.indices);
-  if (t == 0) deliver(out, key_value<T>{w.index == no_index ? -1 : w.index, w.value}, st.done);
+  const auto pick = [](const key_value<T>& x, const key_value<T>& y) { return arg_pick_pair<Max>(x, y); };
+  if (hand_over(ticket, best, pick, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
+        const wide w = arg_block_reduce<block, Max>(wide{share.index, share.value}, warp_results.indices);
+        return key_value<T>{w.index, w.value};
+      }))
+    deliver(out, key_value<T>{best.index == no_index ? -1 : best.index, best.value}, st.done);
 }
 
 /// The arg kernel's grid for n elements: a block per tile, one full wave at most.

@@ -18,14 +18,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "probe.cuh"
 
 template <unsigned B, int U>
 struct pol {
@@ -37,57 +30,12 @@ struct pol {
 using load_t = cured::detail::transform_load<float, cured::detail::identity_transform>;
 using fin_t = cured::detail::no_finish;
 
-__global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t words, unsigned* sink) {
-  const std::uint64_t l2 = cured::device::l2_policy(true);
-  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
-  std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned acc = 0;
-  for (; i + 3 * threads < words; i += 4 * threads) {
-    uint4 r[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) r[u] = cured::device::load_vector(in + i + u * threads, l2);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc ^= r[u].x ^ r[u].y ^ r[u].z ^ r[u].w;
-  }
-  uint4 r[3];
-#pragma unroll
-  for (int u = 0; u < 3; ++u)
-    r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
-#pragma unroll
-  for (int u = 0; u < 3; ++u) acc ^= r[u].x ^ r[u].y ^ r[u].z ^ r[u].w;
-  if (acc == 0x9e3779b9u) *sink = 1;
-}
-
-// Minimal block sum, one block: the floor's loads, then a shuffle + smem reduction, one write.
-template <unsigned B>
-__global__ void __launch_bounds__(B) read_reduce_kernel(const float4* in, std::int64_t words, float* out) {
-  const std::uint64_t l2 = cured::device::l2_policy(true);
-  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
-  std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  float acc = 0;
-  float4 r[4];
-#pragma unroll
-  for (int u = 0; u < 4; ++u)
-    r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : float4{0, 0, 0, 0};
-#pragma unroll
-  for (int u = 0; u < 4; ++u) acc += (r[u].x + r[u].y) + (r[u].z + r[u].w);
-  for (int o = 16; o; o /= 2) acc += __shfl_xor_sync(~0u, acc, o);
-  __shared__ float w[B / 32];
-  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = acc;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    acc = threadIdx.x < B / 32 ? w[threadIdx.x] : 0.f;
-    for (int o = 16; o; o /= 2) acc += __shfl_xor_sync(~0u, acc, o);
-    if (threadIdx.x == 0) out[blockIdx.x] = acc;
-  }
-}
-
 template <int P>
 struct pad_t {
   char c[P];
 };
 
-// read_reduce_kernel<256> with `out` P bytes further into the parameters.
+// rr_kernel<256> with `out` P bytes further into the parameters.
 template <int P>
 __global__ void __launch_bounds__(256) rr_pad_kernel(const float4* in, std::int64_t words, pad_t<P> pad, float* out) {
   const std::uint64_t l2 = cured::device::l2_policy(true);
@@ -147,91 +95,23 @@ __global__ void __launch_bounds__(B) tr_fast_kernel(const float4* body, std::int
   if (threadIdx.x == 0) *out = acc;
 }
 
-struct timer {
-  cudaStream_t s;
-  void* flush;
-  std::size_t flush_bytes;
-  cudaEvent_t a, b;
-  int value = 0;
-  int samples = 41;
-  // warm: called after the flush, untimed (code/state warm, data cold)
-  double cold(const std::function<void()>& launch, const std::function<void()>& warm = {}) {
-    launch();
-    CK(cudaStreamSynchronize(s));
-    std::vector<double> v;
-    for (int k = 0; k < samples; ++k) {
-      value ^= 0x5a;
-      CK(cudaMemsetAsync(flush, value, flush_bytes, s));
-      if (warm) warm();
-      CK(cudaEventRecord(a, s));
-      launch();
-      CK(cudaEventRecord(b, s));
-      CK(cudaEventSynchronize(b));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      v.push_back(ms * 1e3);
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
-};
-
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("# %s, %d SMs, L2 %d\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize);
-  timer T;
-  CK(cudaStreamCreateWithFlags(&T.s, cudaStreamNonBlocking));
-  T.flush_bytes = 2 * std::size_t(prop.l2CacheSize);
-  CK(cudaMalloc(&T.flush, T.flush_bytes));
-  CK(cudaEventCreate(&T.a));
-  CK(cudaEventCreate(&T.b));
-  const std::int64_t max_n = std::int64_t(1) << 22;
-  float *in, *dummy, *out, *out2;
-  CK(cudaMalloc(&in, max_n * 4));
+  timer T(prop);
+  float_input I;
+  const std::int64_t max_n = I.max_n;
+  float *in = I.in, *out = I.out, *dummy, *out2;
+  unsigned* sink = I.sink;
+  void* cub_temp = I.cub_temp;
+  const std::size_t cub_bytes = I.cub_bytes;
+  int& bad = I.bad;
+  const auto check = [&](const char* what, int lg) { I.check(T.s, what, lg); };
   CK(cudaMalloc(&dummy, max_n * 4));
-  CK(cudaMalloc(&out, 4096 * 4));
+  CK(cudaMemcpy(dummy, in, max_n * 4, cudaMemcpyDeviceToDevice));
   CK(cudaMalloc(&out2, 4096 * 4));
-  {
-    std::vector<float> h(max_n);
-    for (std::int64_t i = 0; i < max_n; ++i) h[i] = float((i * 2654435761u >> 7) & 1);
-    CK(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dummy, h.data(), max_n * 4, cudaMemcpyHostToDevice));
-  }
-  std::vector<double> expect(23);
-  {
-    std::vector<float> h(max_n);
-    CK(cudaMemcpy(h.data(), in, max_n * 4, cudaMemcpyDeviceToHost));
-    double acc = 0;
-    std::int64_t next = 1;
-    int lg = 0;
-    for (std::int64_t i = 0; i < max_n; ++i) {
-      acc += h[i];
-      if (i + 1 == next) {
-        expect[lg] = acc;
-        next *= 2;
-        ++lg;
-      }
-    }
-    expect[22] = acc;
-  }
-  unsigned* sink;
-  CK(cudaMalloc(&sink, 4));
   cured::workspace ws;
-  void* cub_temp = nullptr;
-  std::size_t cub_bytes = 0;
-  CK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in, out, max_n, T.s));
-  CK(cudaMalloc(&cub_temp, cub_bytes));
-  int bad = 0;
-  auto check = [&](const char* what, int lg) {
-    float r;
-    CK(cudaStreamSynchronize(T.s));
-    CK(cudaMemcpy(&r, out, 4, cudaMemcpyDeviceToHost));
-    if (double(r) != expect[lg]) {
-      std::printf("MISMATCH %s 2^%d: %g vs %g\n", what, lg, r, expect[lg]);
-      ++bad;
-    }
-  };
   const int sizes[] = {10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22};
 
   std::printf(
@@ -253,19 +133,19 @@ int main() {
         CK(cub::DeviceReduce::Sum(cub_temp, b, p, o, n, T.s));
       };
     };
-    const double f = T.cold(floor_l(in)), fw = T.cold(floor_l(in), floor_l(dummy));
+    const double f = T.cold(floor_l(in)), fw = T.warm_cold(floor_l(in), floor_l(dummy));
     double rr256 = -1, rr1024 = -1;
     if (words <= 256 * 4)
-      rr256 = T.cold([&] { read_reduce_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, words, out); });
+      rr256 = T.cold([&] { rr_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, words, out); });
     if (words <= 1024 * 4)
-      rr1024 = T.cold([&] { read_reduce_kernel<1024><<<1, 1024, 0, T.s>>>((const float4*)in, words, out); });
+      rr1024 = T.cold([&] { rr_kernel<1024><<<1, 1024, 0, T.s>>>((const float4*)in, words, out); });
     const double c = T.cold(cured_l(in, out));
     check("cured", lg);
-    const double cw = T.cold(cured_l(in, out), cured_l(dummy, out2));
+    const double cw = T.warm_cold(cured_l(in, out), cured_l(dummy, out2));
     check("cured-w", lg);
     const double k = T.cold(cub_l(in, out));
     check("cub", lg);
-    const double kw = T.cold(cub_l(in, out), cub_l(dummy, out2));
+    const double kw = T.warm_cold(cub_l(in, out), cub_l(dummy, out2));
     std::printf("| 2^%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", lg, f, fw, rr256, rr1024, c, cw,
                 k, kw);
     std::fflush(stdout);
@@ -297,14 +177,14 @@ int main() {
       const std::int64_t n = std::int64_t(1) << lg, words = n / 4;
       double r256 = -1, t256 = -1, f256 = -1;
       if (words <= 1024) {
-        r256 = T.cold([&] { read_reduce_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, words, out); });
+        r256 = T.cold([&] { rr_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, words, out); });
         t256 = T.cold([&] { tr_kernel<256><<<1, 256, 0, T.s>>>(in, n, out, true); });
         check("tr256", lg);
         f256 = T.cold([&] { tr_fast_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, words, out); });
         check("trfast256", lg);
       }
       const double r1024 =
-          T.cold([&] { read_reduce_kernel<1024><<<1, 1024, 0, T.s>>>((const float4*)in, words, out); });
+          T.cold([&] { rr_kernel<1024><<<1, 1024, 0, T.s>>>((const float4*)in, words, out); });
       const double t1024 = T.cold([&] { tr_kernel<1024><<<1, 1024, 0, T.s>>>(in, n, out, true); });
       check("tr1024", lg);
       const double f1024 = T.cold([&] { tr_fast_kernel<1024><<<1, 1024, 0, T.s>>>((const float4*)in, words, out); });

@@ -1,4 +1,4 @@
-// Development probe behind docs/PERF.md ("This round"): where the time of small and middle
+// Development probe behind docs/PERF.md ("The afternoon"): where the time of small and middle
 // float sums goes, cold. Times (median of 41 launches, CUDA events, L2 flushed before each)
 // the library's float sum beside CUB and minimal kernels of the same shape: the read floor,
 // `rr` (the floor's loads, a shuffle reduction, one write), the library's thread_reduce and

@@ -288,7 +288,8 @@ int main(int argc, char** argv) {
   for (int lg : sizes) {
     traced("floor", lg, floor_launch(std::int64_t(1) << lg));
     traced("cured", lg, cured_launch(std::int64_t(1) << lg));
-    if (lg <= 12) traced("rr256", lg, [&] { rr_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, (1 << lg) / 4, out); });
+    if (lg <= 12)
+      traced("rr256", lg, [&] { rr_kernel<256><<<1, 256, 0, T.s>>>((const float4*)in, (1 << lg) / 4, out); });
   }
 #endif
   std::printf("\nmismatches: %d\n", bad);

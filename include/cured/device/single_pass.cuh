@@ -6,14 +6,15 @@
 // Each block reduces its threads' values with shuffles. A grid of one block writes the result
 // directly; the smallest inputs (16 KiB) take small_kernel, one block of 256 threads in
 // straight-line code. A grid that is one thread-block cluster (Hopper; middle sizes; the
-// kernel's Cluster instantiation) hands its partials to block 0 by writes into block 0's shared
-// memory that its mbarrier counts: no round trip through L2. In a larger grid each block draws a start ticket before its loads; the block that draws
-// the last one (every other block has started by then, so waiting for them cannot deadlock)
-// combines the others' partials as they arrive, in block order, applies `init` and writes the
-// result; the others publish their partial and leave. The assignment of elements to threads
-// and the order of every combination depend only on n, the pointer's alignment and the
-// device, so results are bit-identical run to run. argmin and argmax take arg_kernel (below):
-// the same tiles, with 32-bit keys local to each block.
+// kernel's Cluster instantiation) hands its partials to block 0 by writes into block 0's
+// shared memory that its mbarrier counts: no round trip through L2. In a larger grid each
+// block draws a start ticket before its loads; the block that draws the last one (every other
+// block has started by then, so waiting for them cannot deadlock) combines the others'
+// partials as they arrive, in block order, applies `init` and writes the result; the others
+// publish their partial and leave. The assignment of elements to threads and the order of
+// every combination depend only on n, the pointer's alignment and the device, so results are
+// bit-identical run to run. argmin and argmax take arg_kernel (below): the same tiles, with
+// 32-bit keys local to each block.
 
 #include <cooperative_groups.h>
 #include <cuda/atomic>
@@ -429,7 +430,8 @@ __device__ __forceinline__ void cluster_block_started(cluster_inbox<Acc>& inbox)
     const unsigned bytes = (cluster.num_blocks() - 1) * slot<Acc>::words * 4;
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
   }
   // Relaxed: the fence above orders the mbarrier's initialisation before it (an arrival with
   // release semantics here held every block's first loads back by about 0.25 us).
@@ -464,8 +466,8 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
       asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote_bar) : "r"(bar));
 #pragma unroll
       for (int k = 0; k < words; ++k)
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(remote_to + 4 * k),
-                     "r"(w[k]), "r"(remote_bar)
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+                     ::"r"(remote_to + 4 * k), "r"(w[k]), "r"(remote_bar)
                      : "memory");
     }
     return false;
@@ -556,7 +558,8 @@ __global__ void __launch_bounds__(Policy::small_block)
   CURED_PROBE(0, 0);
   Acc v = identity;
   bool vectorized = sizeof(In) <= 16 && 16 % sizeof(In) == 0;
-  if constexpr (alignof(In) < sizeof(In)) vectorized = vectorized && reinterpret_cast<std::uintptr_t>(in) % sizeof(In) == 0;
+  if constexpr (alignof(In) < sizeof(In))
+    vectorized = vectorized && reinterpret_cast<std::uintptr_t>(in) % sizeof(In) == 0;
   if constexpr (sizeof(In) <= 16 && 16 % sizeof(In) == 0) {
     if (vectorized) {  // uniform
       using vec = vector16<In>;
@@ -576,7 +579,8 @@ __global__ void __launch_bounds__(Policy::small_block)
       for (int u = 0; u < Policy::unroll; ++u)
         if (t + u * block < vectors)
 #pragma unroll
-          for (unsigned k = 0; k < size; ++k) v = op(v, load(std::int64_t(head + (t + u * block) * size + k), r[u].v[k]));
+          for (unsigned k = 0; k < size; ++k)
+            v = op(v, load(std::int64_t(head + (t + u * block) * size + k), r[u].v[k]));
       if (t < head) v = op(v, load(std::int64_t(t), head_value));
       if (t < n - tail) v = op(v, load(std::int64_t(tail + t), tail_value));
     }
@@ -688,12 +692,11 @@ void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, cudaStr
 
 /// The shape for n elements: one block when one round of its loads covers the input (no
 /// handshake), of Policy::small_block threads (small_kernel's launch) when one round of theirs
-/// does; otherwise a block
-/// of Policy::block threads per round of one vector per thread, so that the per-element work
-/// (a conversion, a 64-bit add) spreads over as many multiprocessors as there is input for: up
-/// to twice the largest cluster, as one cluster of at most that many blocks (partials through
-/// shared memory; a cluster's blocks share a GPC's bandwidth, so larger inputs go faster on
-/// more multiprocessors), beyond that as a plain grid of up to one full wave.
+/// does; otherwise a block of Policy::block threads per round of one vector per thread, so that
+/// the per-element work (a conversion, a 64-bit add) spreads over as many multiprocessors as
+/// there is input for: up to twice the largest cluster, as one cluster of at most that many
+/// blocks (partials through shared memory; a cluster's blocks share a GPC's bandwidth, so larger
+/// inputs go faster on more multiprocessors), beyond that as a plain grid of up to one full wave.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
 launch_shape shape_for(std::int64_t n, int device, int sm_count) {
   constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;

@@ -148,9 +148,10 @@ void launch(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
     const Acc identity = identity_of<Op, Acc>(op);
     const device::launch_shape shape = shape_or_override<cluster_kernel>(
         device::shape_for<policy, In, Acc, Load, Op, Finish>(n, ws.device(), ws.sm_count()), ws, policy::block);
-    if (shape.block == policy::small_block) {  // the automatic shape of a small input
-      device::small_kernel<policy, In, Acc, Load, Op, Finish><<<1, policy::small_block, 0, stream>>>(
-          out, use.report_to(), in, unsigned(n), init, identity, load, op, finish);
+    if (shape.small) {
+      using small = device::small_policy;
+      device::small_kernel<small, In, Acc, Load, Op, Finish><<<1, small::block, 0, stream>>>(
+          out, use.report_to(), device::span_of(in, n), init, identity, load, op, finish);
       return;
     }
     const device::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), &use);

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "cured/block/block_reduce.cuh"
@@ -51,18 +52,24 @@ struct policy {
   static constexpr unsigned block = 1024;  ///< threads per block
   static constexpr int unroll = 4;         ///< 16-byte loads in flight per thread per iteration
   static constexpr int min_blocks_per_sm = 1;
-  /// Threads of small_kernel, the one block that reduces an input one round of its loads
-  /// covers (16 KiB): as CUB's single-tile kernel, 256 threads with four loads each start and
-  /// finish sooner than 1024 with one (docs/PERF.md).
-  static constexpr unsigned small_block = 256;
 };
 
-/// Tuning of the arg kernel: 256 threads, eight blocks per multiprocessor (32 registers for
-/// 8-byte pairs; wider pairs get six).
+/// Tuning of small_kernel, the one block that reduces an input one round of its loads covers
+/// (16 KiB): as CUB's single-tile kernel, 256 threads with four loads each start and finish
+/// sooner than 1024 with one (docs/PERF.md).
+struct small_policy {
+  static constexpr unsigned block = 256;
+  static constexpr int unroll = 4;
+};
+
+/// Tuning of the arg kernel: 256 threads, four blocks per multiprocessor (64 KiB of loads in
+/// flight per multiprocessor, as single_pass_kernel; wider pairs get three). With eight (32
+/// registers) the float kernel spilled and ptxas split each tile's four loads into two trips
+/// to memory: 0.2-0.5 us slower at 2^13..2^21 floats and 1.6 us at 2^22 (docs/PERF.md).
 struct arg_policy {
   static constexpr unsigned block = 256;
   static constexpr int unroll = 4;
-  static constexpr int min_blocks_per_sm = 2048 / block;
+  static constexpr int min_blocks_per_sm = 4;
 };
 
 template <class T>
@@ -169,11 +176,22 @@ __host__ __device__ inline input_span<In> span_of(const In* in, std::int64_t n) 
   return s;
 }
 
+/// op over element(integral_constant<int, i>) for i in [Lo, Hi), as a balanced tree.
+template <int Lo, int Hi, class Element, class Op>
+__device__ __forceinline__ auto tree_reduce(Element& element, Op& op) {
+  static_assert(Lo < Hi);
+  if constexpr (Hi - Lo == 1) return element(std::integral_constant<int, Lo>{});
+  else return op(tree_reduce<Lo, (Lo + Hi) / 2>(element, op), tree_reduce<(Lo + Hi) / 2, Hi>(element, op));
+}
+
 /// This thread's reduction of load(i, in[i]) over its share of the span: its 16-byte vectors
 /// (vector thread, thread + threads, ... after the head) in increasing order, then its element
 /// of the head and of the tail, if any. The last, partial round of vectors is issued as one
-/// predicated round, so its loads are in flight together too.
-template <class Policy, class In, class Acc, class Load, class Op>
+/// predicated round, so its loads are in flight together too. OneRound: the caller knows that
+/// one round (Policy::unroll vectors per thread) covers the span (small_kernel), so there is
+/// no loop: the round's predicated loads are the thread's first instructions after their
+/// addresses, and its elements combine as a tree.
+template <class Policy, bool OneRound = false, class In, class Acc, class Load, class Op>
 __device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load, Op& op, const Acc& identity,
                                              std::int64_t thread, std::int64_t threads, std::uint64_t l2) {
   using vec = vector16<In>;
@@ -198,27 +216,42 @@ __device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load
     if (has_tail) tail_value = in[tail + thread];
     std::int64_t j = thread;
     constexpr int u_count = Policy::unroll;
-    for (; j + (u_count - 1) * threads < vectors; j += u_count * threads) {
-      vec r[u_count];
+    if constexpr (!OneRound) {
+      for (; j + (u_count - 1) * threads < vectors; j += u_count * threads) {
+        vec r[u_count];
 #pragma unroll
-      for (int u = 0; u < u_count; ++u) r[u] = load_vector(body + j + u * threads, l2);
+        for (int u = 0; u < u_count; ++u) r[u] = load_vector(body + j + u * threads, l2);
 #pragma unroll
-      for (int u = 0; u < u_count; ++u)
+        for (int u = 0; u < u_count; ++u)
 #pragma unroll
-        for (int k = 0; k < vec::size; ++k)
-          acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+          for (int k = 0; k < vec::size; ++k)
+            acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+      }
     }
-    // Fewer than u_count vectors left for this thread.
-    vec r[u_count - 1];
+    // The last round: fewer than u_count vectors left for this thread (OneRound: at most u_count).
+    constexpr int last = OneRound ? u_count : u_count - 1;
+    vec r[last];
 #pragma unroll
-    for (int u = 0; u < u_count - 1; ++u)
+    for (int u = 0; u < last; ++u)
       if (j + u * threads < vectors) r[u] = load_vector(body + j + u * threads, l2);
+    if constexpr (OneRound) {
+      // The round's elements combine as a tree, not as one chain: with a chain, ptxas placed
+      // the first vector's adds before the later vectors' loads in small_kernel's double sums,
+      // three trips to memory instead of one (2048 doubles: 4.80 us against 4.13 with the tree;
+      // docs/PERF.md). A vector past the span counts as the identity.
+      const auto element = [&](auto i) -> Acc {
+        constexpr int u = decltype(i)::value / vec::size, k = decltype(i)::value % vec::size;
+        return j + u * threads < vectors ? Acc(load(head + (j + u * threads) * vec::size + k, r[u].v[k])) : identity;
+      };
+      acc = op(acc, tree_reduce<0, last * vec::size>(element, op));
+    } else {
 #pragma unroll
-    for (int u = 0; u < u_count - 1; ++u)
-      if (j + u * threads < vectors)
+      for (int u = 0; u < last; ++u)
+        if (j + u * threads < vectors)
 #pragma unroll
-        for (int k = 0; k < vec::size; ++k)
-          acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+          for (int k = 0; k < vec::size; ++k)
+            acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+    }
     if (has_head) acc = op(acc, load(thread, head_value));
     if (has_tail) acc = op(acc, load(tail + thread, tail_value));
   }
@@ -540,66 +573,34 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
   }
 }
 
-/// The reduction of an input that one round of Policy::small_block threads' loads covers
-/// (small_input: up to 16 KiB), in one block: the result written as single_pass_kernel writes
-/// it. Straight-line code: each thread issues its (at most Policy::unroll) vector loads, all
-/// predicated, after a few 32-bit instructions that place them, and the parameters are the few
-/// a one-block launch needs; single_pass_kernel keeps one block size. Traced on the H200
-/// (2^10..2^12 floats), its loads' data arrive 0.13-0.16 us sooner than in single_pass_kernel's
-/// one block, as soon as in a minimal hand-written block; timed from launch to completion the
-/// two measured the same within the noise (docs/PERF.md).
+/// The reduction of an input that one round of Policy::block threads' loads covers (small_input:
+/// up to 16 KiB with small_policy), in one block: the result written as single_pass_kernel
+/// writes it. Straight-line code (thread_reduce's one-round form): each thread issues its (at
+/// most Policy::unroll) predicated vector loads after the few instructions that place them.
+/// Traced on the H200 (2^10..2^12 floats), its loads' data arrive 0.13-0.16 us sooner than in
+/// single_pass_kernel's one block, as soon as in a minimal hand-written block; timed from launch
+/// to completion the two measured the same within the noise (docs/PERF.md).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish>
-__global__ void __launch_bounds__(Policy::small_block)
-    small_kernel(Acc* __restrict__ out, const completion done, const In* __restrict__ in, unsigned n, Acc init,
-                 Acc identity, Load load, Op op, Finish finish) {
-  constexpr unsigned block = Policy::small_block;
+__global__ void __launch_bounds__(Policy::block)
+    small_kernel(Acc* __restrict__ out, const completion done, const input_span<In> input, Acc init, Acc identity,
+                 Load load, Op op, Finish finish) {
+  constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
-  const unsigned t = threadIdx.x;
   CURED_PROBE(0, 0);
-  Acc v = identity;
-  bool vectorized = sizeof(In) <= 16 && 16 % sizeof(In) == 0;
-  if constexpr (alignof(In) < sizeof(In))
-    vectorized = vectorized && reinterpret_cast<std::uintptr_t>(in) % sizeof(In) == 0;
-  if constexpr (sizeof(In) <= 16 && 16 % sizeof(In) == 0) {
-    if (vectorized) {  // uniform
-      using vec = vector16<In>;
-      constexpr unsigned size = vec::size;
-      const unsigned head = min(unsigned((16 - reinterpret_cast<std::uintptr_t>(in)) & 15) / unsigned(sizeof(In)), n);
-      const unsigned vectors = (n - head) / size, tail = head + vectors * size;
-      const vec* __restrict__ body = reinterpret_cast<const vec*>(in + head);
-      const std::uint64_t l2 = l2_policy(true);
-      vec r[Policy::unroll];
-#pragma unroll
-      for (int u = 0; u < Policy::unroll; ++u)
-        if (t + u * block < vectors) r[u] = load_vector(body + t + u * block, l2);
-      In head_value{}, tail_value{};
-      if (t < head) head_value = in[t];
-      if (t < n - tail) tail_value = in[tail + t];
-#pragma unroll
-      for (int u = 0; u < Policy::unroll; ++u)
-        if (t + u * block < vectors)
-#pragma unroll
-          for (unsigned k = 0; k < size; ++k)
-            v = op(v, load(std::int64_t(head + (t + u * block) * size + k), r[u].v[k]));
-      if (t < head) v = op(v, load(std::int64_t(t), head_value));
-      if (t < n - tail) v = op(v, load(std::int64_t(tail + t), tail_value));
-    }
-  }
-  if (!vectorized)  // uniform
-    for (unsigned i = t; i < n; i += block) v = op(v, load(std::int64_t(i), in[i]));
+  Acc v = thread_reduce<Policy, true>(input, load, op, identity, threadIdx.x, block, l2_policy(true));
   CURED_PROBE(1, v);
   v = block::reduce<block>(v, op, identity, storage);
   CURED_PROBE(2, v);
-  if (t == 0) {
+  if (threadIdx.x == 0) {
     deliver(out, finish(op(init, v)), done);
     CURED_PROBE(6, v);
   }
 }
 
-/// Whether small_kernel takes an input of n elements of In.
+/// Whether small_kernel, run with Policy, takes an input of n elements of In.
 template <class Policy, class In>
 constexpr bool small_input(std::int64_t n) {
-  return n <= std::int64_t(Policy::small_block) * Policy::unroll * vector16<In>::size;
+  return n <= std::int64_t(Policy::block) * Policy::unroll * vector16<In>::size;
 }
 
 /// compute() for `device`, computed once per device and call site (each call site's lambda
@@ -633,6 +634,7 @@ struct launch_shape {
   std::int64_t grid = 1;
   unsigned cluster = 1;
   unsigned block = 0;
+  bool small = false;  ///< small_kernel's launch: one block of small_policy::block threads
 };
 
 /// A launch configuration of `shape`; `dims` (which the configuration points to) holds the
@@ -690,9 +692,9 @@ void launch_kernel(void (*kernel)(Params...), const launch_shape& shape, cudaStr
   (void)cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
-/// The shape for n elements: one block when one round of its loads covers the input (no
-/// handshake), of Policy::small_block threads (small_kernel's launch) when one round of theirs
-/// does; otherwise a block of Policy::block threads per round of one vector per thread, so that
+/// The shape for n elements: small_kernel's one block when one round of its loads covers the
+/// input; one block of Policy::block threads when one round of theirs does (no handshake);
+/// otherwise a block of Policy::block threads per round of one vector per thread, so that
 /// the per-element work (a conversion, a 64-bit add) spreads over as many multiprocessors as
 /// there is input for: up to twice the largest cluster, as one cluster of at most that many
 /// blocks (partials through shared memory; a cluster's blocks share a GPC's bandwidth, so larger
@@ -702,7 +704,7 @@ launch_shape shape_for(std::int64_t n, int device, int sm_count) {
   constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;
   constexpr auto cluster_kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish, true>;
   constexpr std::int64_t size = vector16<In>::size;
-  if (small_input<Policy, In>(n)) return {1, 1, Policy::small_block};
+  if (small_input<small_policy, In>(n)) return {1, 1, small_policy::block, true};
   const std::int64_t one_round = std::int64_t(Policy::block) * size;
   if (n <= one_round * Policy::unroll) return {1, 1, Policy::block};
   const std::int64_t blocks = (n + one_round - 1) / one_round;

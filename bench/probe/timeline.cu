@@ -12,6 +12,13 @@
 // stage, and prints, per size, the median over launches of when each stage ended, counted from
 // the first block's entry, beside the launch's event time. Its kernels carry the timestamps'
 // stores, so its event times run a little over the first build's.
+//
+// Modes of the first build (its first argument): none, the event table at 2^10..2^22 with the
+// launch baselines; `shapes`, the table and forced launch shapes; `once`, a launch of each at
+// a few sizes for ncu; `small`, one-block float sums (the library, its small_kernel launched
+// directly, rr, CUB, an empty kernel), cold and with their code warm; `types`, one-block double
+// and int32 sums and float min and sum against CUB; `argmax`, float argmax against CUB.
+// TIMELINE_SIZES=lo-hi (log2, at most 22) narrows the event table, the traces and `argmax`.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -96,7 +103,13 @@ int main(int argc, char** argv) {
   int& bad = I.bad;
   const auto check = [&](const char* what, int lg) { I.check(T.s, what, lg); };
   cured::workspace ws;
-  const int sizes[] = {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
+  // TIMELINE_SIZES=lo-hi (log2) narrows the event table and the traces to those sizes.
+  std::vector<int> sizes;
+  {
+    int lo = 10, hi = 22;
+    if (const char* e = std::getenv("TIMELINE_SIZES")) std::sscanf(e, "%d-%d", &lo, &hi);
+    for (int lg = lo; lg <= hi; ++lg) sizes.push_back(lg);
+  }
   auto floor_launch = [&](std::int64_t n) {
     return [=, &T] {
       const std::int64_t words = n / 4;
@@ -119,6 +132,150 @@ int main(int argc, char** argv) {
     }
     CK(cudaStreamSynchronize(T.s));
     return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "argmax") == 0) {
+    // Float argmax, the library against CUB, cold, at the sizes TIMELINE_SIZES names.
+    void* temp;
+    const std::size_t temp_bytes = std::size_t(1) << 24;
+    CK(cudaMalloc(&temp, temp_bytes));
+    auto* kv = reinterpret_cast<cured::key_value<float>*>(out);
+    auto* cub_index = reinterpret_cast<std::int64_t*>(out + 64);
+    std::vector<float> h(float_input::max_n);
+    CK(cudaMemcpy(h.data(), in, h.size() * 4, cudaMemcpyDeviceToHost));
+    std::printf("\n## float argmax (us, median of %d cold launches)\n| n | cured | cub | cub/cured |\n", T.samples);
+    for (int lg : sizes) {
+      if (lg > 22) break;  // the input's length
+      const std::int64_t n = std::int64_t(1) << lg;
+      const std::int64_t want = std::max_element(h.begin(), h.begin() + n) - h.begin();
+      const double c = T.cold([&] { cured::argmax_async(in, n, kv, ws, T.s); });
+      cured::key_value<float> got;
+      CK(cudaMemcpy(&got, kv, sizeof got, cudaMemcpyDeviceToHost));
+      if (got.index != want) std::printf("MISMATCH argmax 2^%d: %lld vs %lld\n", lg, (long long)got.index, (long long)want), ++bad;
+      const double k = T.cold([&] {
+        std::size_t b = temp_bytes;
+        CK(cub::DeviceReduce::ArgMax(temp, b, in, out + 32, cub_index, n, T.s));
+      });
+      std::printf("| 2^%d | %.2f | %.2f | %.3f |\n", lg, c, k, k / c);
+      std::fflush(stdout);
+    }
+    std::printf("\nmismatches: %d\n", bad);
+    return bad != 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "types") == 0) {
+    // One-block sizes of other types and operators: the library against CUB, cold, three rounds.
+    std::vector<double> hd(4096);
+    std::vector<std::int32_t> hi(4096);
+    std::vector<float> hf(4096);
+    CK(cudaMemcpy(hf.data(), in, 4096 * 4, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 4096; ++i) hd[i] = hf[i], hi[i] = std::int32_t(hf[i]);
+    double* din;
+    std::int32_t* iin;
+    CK(cudaMalloc(&din, 4096 * 8));
+    CK(cudaMalloc(&iin, 4096 * 4));
+    CK(cudaMemcpy(din, hd.data(), 4096 * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(iin, hi.data(), 4096 * 4, cudaMemcpyHostToDevice));
+    // CUB's temporary storage for every case here (more than any of them asks).
+    void* temp;
+    const std::size_t temp_bytes = std::size_t(1) << 24;
+    CK(cudaMalloc(&temp, temp_bytes));
+    double* dout = reinterpret_cast<double*>(out);
+    std::int64_t* iout = reinterpret_cast<std::int64_t*>(out);
+    const auto host_check = [&](const char* what, int lg, double want, double got) {
+      if (want != got) {
+        std::printf("MISMATCH %s 2^%d: %g vs %g\n", what, lg, got, want);
+        ++bad;
+      }
+    };
+    std::printf("\n## one block, other types (us, median of %d cold launches)\n| case | round | cured | cub | cub/cured |\n",
+                T.samples);
+    struct item {
+      const char* name;
+      int lg;
+      std::function<void()> lib, cub;
+      std::function<double()> got;
+      double want;
+    };
+    std::vector<item> items;
+    for (int lg : {10, 11, 12}) {
+      const std::int64_t n = std::int64_t(1) << lg;
+      double sum = 0, mn = 1e300;
+      for (std::int64_t i = 0; i < n; ++i) sum += hd[i], mn = std::min(mn, hd[i]);
+      const auto read_double = [=] { double r; CK(cudaMemcpy(&r, dout, 8, cudaMemcpyDeviceToHost)); return r; };
+      const auto read_float = [=] { float r; CK(cudaMemcpy(&r, out, 4, cudaMemcpyDeviceToHost)); return double(r); };
+      const auto read_int = [=] { std::int64_t r; CK(cudaMemcpy(&r, iout, 8, cudaMemcpyDeviceToHost)); return double(r); };
+      items.push_back({"double sum", lg, [=, &ws, &T] { cured::sum_async(din, n, dout, ws, T.s); },
+                       [=, &T] { std::size_t b = temp_bytes; CK(cub::DeviceReduce::Sum(temp, b, din, dout, n, T.s)); },
+                       read_double, sum});
+      items.push_back({"float min", lg, [=, &ws, &T] { cured::min_async(in, n, out, ws, T.s); },
+                       [=, &T] { std::size_t b = temp_bytes; CK(cub::DeviceReduce::Min(temp, b, in, out, n, T.s)); },
+                       read_float, mn});
+      items.push_back({"int32 sum", lg, [=, &ws, &T] { cured::sum_async(iin, n, iout, ws, T.s); },
+                       [=, &T] {
+                         std::size_t b = temp_bytes;
+                         CK(cub::DeviceReduce::Reduce(temp, b, iin, iout, n, ::cuda::std::plus<std::int64_t>{},
+                                                      std::int64_t(0), T.s));
+                       },
+                       read_int, sum});
+      items.push_back({"float sum", lg, [=, &ws, &T] { cured::sum_async(in, n, out, ws, T.s); },
+                       [=, &T] { std::size_t b = temp_bytes; CK(cub::DeviceReduce::Sum(temp, b, in, out, n, T.s)); },
+                       read_float, sum});
+    }
+    for (int round = 0; round < 3; ++round)
+      for (auto& it : items) {
+        const double c = T.cold(it.lib);
+        host_check(it.name, it.lg, it.want, it.got());
+        const double k = T.cold(it.cub);
+        host_check(it.name, it.lg, it.want, it.got());
+        std::printf("| %s 2^%d | %d | %.2f | %.2f | %.3f |\n", it.name, it.lg, round, c, k, k / c);
+        std::fflush(stdout);
+      }
+    std::printf("\nmismatches: %d\n", bad);
+    return bad != 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "small") == 0) {
+    // One-block sizes: the library (through cured::sum_async), its small_kernel launched
+    // directly, rr, CUB and an empty block, each cold (L2 flushed: data, code and launch state
+    // all cold) and code-warm (after the flush, the same launch once on another part of the
+    // input, untimed: only the timed launch's data is cold). Three rounds, alternating.
+    using load_t = cured::detail::transform_load<float, cured::detail::identity_transform>;
+    constexpr auto small = cured::device::small_kernel<cured::device::small_policy, float, float, load_t, cured::plus,
+                                                       cured::detail::no_finish>;
+    const std::int64_t other = std::int64_t(1) << 21;  // the warm-up's input: in + other
+    std::printf("\n## one block, cold and code-warm (us, median of %d)\n"
+                "| n | round | empty cold | empty warm | rr cold | rr warm | small cold | small warm | "
+                "cured cold | cured warm | cub cold | cub warm |\n",
+                T.samples);
+    for (int lg : {10, 11, 12}) {
+      const std::int64_t n = std::int64_t(1) << lg;
+      const auto empty = [&](const float*) { empty_kernel<<<1, 256, 0, T.s>>>(); };
+      const auto rr = [&](const float* p) { rr_kernel<256><<<1, 256, 0, T.s>>>((const float4*)p, n / 4, out); };
+      const auto sk = [&](const float* p) {
+        small<<<1, cured::device::small_policy::block, 0, T.s>>>(out, cured::completion{}, cured::device::span_of(p, n),
+                                                                 0.f, 0.f, load_t{}, cured::plus{}, cured::detail::no_finish{});
+      };
+      const auto lib = [&](const float* p) { cured::sum_async(p, n, out, ws, T.s); };
+      const auto cub = [&](const float* p) {
+        std::size_t b = I.cub_bytes;
+        CK(cub::DeviceReduce::Sum(I.cub_temp, b, p, out, n, T.s));
+      };
+      const std::function<void(const float*)> kinds[] = {empty, rr, sk, lib, cub};
+      const char* names[] = {"empty", "rr", "small", "cured", "cub"};
+      for (int round = 0; round < 3; ++round) {
+        std::printf("| 2^%d | %d |", lg, round);
+        for (int k = 0; k < 5; ++k) {
+          const auto& f = kinds[k];
+          const double cold = T.cold([&] { f(in); });
+          if (k) check(names[k], lg);
+          const double warm = T.warm_cold([&] { f(in); }, [&] { f(in + other); });
+          if (k) check(names[k], lg);
+          std::printf(" %.2f | %.2f |", cold, warm);
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+    }
+    std::printf("\nmismatches: %d\n", bad);
+    return bad != 0;
   }
   std::printf(
       "\n## cold event times (us, median of %d; cured and cub also 10th and 90th percentiles)\n"

@@ -573,8 +573,8 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
   }
 }
 
-/// The reduction of an input that one round of Policy::block threads' loads covers (small_input:
-/// up to 16 KiB with small_policy), in one block: the result written as single_pass_kernel
+/// The reduction of an input that one round of Policy::block threads' loads covers
+/// (one_round_covers: up to 16 KiB with small_policy), in one block: the result written as single_pass_kernel
 /// writes it. Straight-line code (thread_reduce's one-round form): each thread issues its (at
 /// most Policy::unroll) predicated vector loads after the few instructions that place them.
 /// Traced on the H200 (2^10..2^12 floats), its loads' data arrive 0.13-0.16 us sooner than in
@@ -597,9 +597,10 @@ __global__ void __launch_bounds__(Policy::block)
   }
 }
 
-/// Whether small_kernel, run with Policy, takes an input of n elements of In.
+/// Whether one round of Policy's loads (Policy::unroll vectors for each of Policy::block
+/// threads) covers n elements of In: one block of Policy reduces them without a loop.
 template <class Policy, class In>
-constexpr bool small_input(std::int64_t n) {
+constexpr bool one_round_covers(std::int64_t n) {
   return n <= std::int64_t(Policy::block) * Policy::unroll * vector16<In>::size;
 }
 
@@ -704,9 +705,9 @@ launch_shape shape_for(std::int64_t n, int device, int sm_count) {
   constexpr auto kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish>;
   constexpr auto cluster_kernel = single_pass_kernel<Policy, In, Acc, Load, Op, Finish, true>;
   constexpr std::int64_t size = vector16<In>::size;
-  if (small_input<small_policy, In>(n)) return {1, 1, small_policy::block, true};
+  if (one_round_covers<small_policy, In>(n)) return {1, 1, small_policy::block, true};
+  if (one_round_covers<Policy, In>(n)) return {1, 1, Policy::block};
   const std::int64_t one_round = std::int64_t(Policy::block) * size;
-  if (n <= one_round * Policy::unroll) return {1, 1, Policy::block};
   const std::int64_t blocks = (n + one_round - 1) / one_round;
   const unsigned cluster = cluster_limit<cluster_kernel>(device, Policy::block);
   if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {
@@ -826,9 +827,10 @@ struct arg_layout {
 template <class Policy, class T>
 arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::int64_t piece_elements) {
   constexpr std::int64_t size = vector16<T>::size, tile_vectors = std::int64_t(Policy::block) * Policy::unroll;
-  const std::int64_t head = unaligned_head(in, n), vectors = (n - head) / size;
+  const input_span<T> s = span_of(in, n);  // vectorized: arg_vectorizable<T>
+  const std::int64_t head = s.head, vectors = s.vectors;
   const std::int64_t tiles = (vectors + tile_vectors - 1) / tile_vectors, tail_tile = vectors / tile_vectors;
-  const bool tail = head + vectors * size < n;
+  const bool tail = s.tail < n;
   return {n,
           head,
           vectors,

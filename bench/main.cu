@@ -13,33 +13,17 @@
 #include <string>
 
 #include "bench/context.hpp"
-#include "bench/inputs.cuh"
+#include "bench/op_names.hpp"
+#include "bench/type_runs.hpp"
+#include "harness/inputs.cuh"
 #include "ladder/ladder.cuh"
 
 namespace cured::bench {
 
-void run_rows_float(context&);
-void run_rows_double(context&);
-void run_rows_int32(context&);
-void run_rows_uint32(context&);
-void run_rows_half(context&);
-
 namespace {
 
-struct type_entry {
-  const char* name;
-  void (*run)(context&);
-};
-
-// The element types cured-bench instantiates (one translation unit each, see CMakeLists.txt).
-constexpr type_entry benchmarked_types[] = {{"float", run_rows_float},
-                                            {"double", run_rows_double},
-                                            {"int32", run_rows_int32},
-                                            {"uint32", run_rows_uint32},
-                                            {"half", run_rows_half}};
-
-const type_entry* find_type(const std::string& type) {
-  for (const auto& t : benchmarked_types)
+const type_run_entry* find_type(const std::string& type) {
+  for (const auto& t : type_runs)
     if (type == t.name) return &t;
   return nullptr;
 }
@@ -47,7 +31,7 @@ const type_entry* find_type(const std::string& type) {
 }  // namespace
 
 bool run_type(const std::string& type, context& ctx) {
-  const type_entry* t = find_type(type);
+  const type_run_entry* t = find_type(type);
   if (t) t->run(ctx);
   return t != nullptr;
 }
@@ -72,10 +56,12 @@ void print_list() {
   std::printf("  cpu      serial CPU sum\n");
   std::printf("  cpu-mt   CPU sum over every core\n");
   std::printf("types:");
-  for (const auto& t : benchmarked_types) std::printf(" %s", t.name);
+  for (const auto& t : type_runs) std::printf(" %s", std::string(t.name).c_str());
   std::printf("\n  (sums accumulate int32 in int64, uint32 in uint64, half in float; the ladder sums\n"
               "   float, double, int32, uint32; the CPU rows sum the ladder's types)\n");
-  std::printf("ops: sum exact_sum min max argmin argmax (the ladder and cpu-mt: sum only; exact_sum: floating types,\n"
+  std::printf("ops:");
+  for (const auto name : op_names_in_order) std::printf(" %s", std::string(name).c_str());
+  std::printf(" (the ladder and cpu-mt: sum only; exact_sum: floating types,\n"
               "     cured, cured-blocking and cpu (cured::cpu::exact_sum, float and double) only)\n");
   std::printf("data (--data): exact (small integers, every sum exact; the default), normal (N(0,1) values),\n"
               "     spread (random exponents over the type's whole finite range); normal and spread: float,\n"
@@ -105,7 +91,7 @@ int run(int argc, char** argv) {
     }
 
   context ctx(opt);
-  ctx.seed = opt.seed_given ? opt.seed : fresh_seed();
+  ctx.seed = opt.seed_given ? opt.seed : harness::fresh_seed();
   run_info info;
   info.date = now_utc();
   info.command = "cured-bench";

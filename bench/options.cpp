@@ -5,6 +5,9 @@
 #include <charconv>
 #include <optional>
 
+#include "bench/op_names.hpp"
+#include "bench/type_names.hpp"
+
 namespace cured::bench {
 
 namespace {
@@ -18,12 +21,20 @@ constexpr u128 u128_max = ~u128(0);
 constexpr std::array<std::string_view, 17> impl_list = {
     "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
     "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
-// The element types cured-bench instantiates (bench/CMakeLists.txt, one translation unit each).
-constexpr std::array<std::string_view, 5> type_list = {"float", "double", "int32", "uint32", "half"};
-constexpr std::array<std::string_view, 6> op_list = {"sum", "exact_sum", "min", "max", "argmin", "argmax"};
 constexpr std::array<std::string_view, 3> data_list = {"exact", "normal", "spread"};
-// The types with normal and spread families.
-constexpr std::array<std::string_view, 3> floating_types = {"float", "double", "half"};
+
+/// The names of bench/types.txt's types, in its order.
+constexpr auto type_list = [] {
+  std::array<std::string_view, type_table.size()> names;
+  for (std::size_t i = 0; i < type_table.size(); ++i) names[i] = type_table[i].name;
+  return names;
+}();
+
+/// Whether `type` has the normal and spread families.
+bool floating_type(std::string_view type) {
+  return std::any_of(type_table.begin(), type_table.end(),
+                     [&](const type_name_entry& t) { return t.name == type && t.floating; });
+}
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -218,7 +229,7 @@ bool is_flag(std::string_view name) { return name == "list" || name == "help"; }
 
 std::span<const std::string_view> implementation_names() { return impl_list; }
 std::span<const std::string_view> type_names() { return type_list; }
-std::span<const std::string_view> op_names() { return op_list; }
+std::span<const std::string_view> op_names() { return op_names_in_order; }
 std::span<const std::string_view> data_names() { return data_list; }
 
 std::string_view data_name(data_family f) {
@@ -360,7 +371,7 @@ options parse_options(int argc, const char* const* argv) {
       opt.types = parse_names(value, type_list, "type");
       types_given = true;
     } else if (name == "ops") {
-      opt.ops = parse_names(value, op_list, "op");
+      opt.ops = parse_names(value, op_names_in_order, "op");
     } else if (name == "mode") {
       if (value == "cold" || value == "hot" || value == "both") {
         opt.cold = value != "hot";
@@ -414,7 +425,7 @@ options parse_options(int argc, const char* const* argv) {
     opt.types = {"float", "double"};
   } else {
     for (const auto& t : opt.types)
-      if (std::find(floating_types.begin(), floating_types.end(), t) == floating_types.end())
+      if (!floating_type(t))
         throw parse_error("type " + quoted(t) + " has no " + std::string(data_name(opt.data)) +
                           " data (--data normal and spread take float, double and half)");
   }

@@ -15,9 +15,12 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/data_family.hpp"
+#include "harness/data_family.hpp"
 
 namespace cured::bench {
+
+/// The input families --data selects: the harness's.
+using harness::data_family;
 
 struct options {
   std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cub, thrust, floor, cpu, cpu-mt

@@ -12,7 +12,8 @@
 #include "cpu/reference.hpp"
 #include "ladder/ladder.cuh"
 #include "tests/support/gpu.cuh"
-#include "bench/inputs.cuh"
+#include "harness/exact_answers.cuh"
+#include "harness/inputs.cuh"
 
 namespace {
 
@@ -67,7 +68,7 @@ TYPED_TEST(LadderTest, EveryStepBlockAndSizeMatchesTheExactSum) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
   using acc = accumulator_t<T>;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   cured::ladder::workspace ws;
   device_buffer<acc> out(1);
@@ -76,8 +77,8 @@ TYPED_TEST(LadderTest, EveryStepBlockAndSizeMatchesTheExactSum) {
   auto check_size = [&](std::int64_t n, const std::vector<unsigned>& blocks) {
     if (n > cured::test::max_test_n()) return;
     device_buffer<T> in{std::size_t(n)};
-    cured::bench::fill_device(in.data(), n, seed);
-    const __int128 exact = cured::bench::exact_family_sum<T>(n, seed);
+    cured::harness::fill_device(in.data(), n, seed);
+    const __int128 exact = cured::harness::exact_family_sum<T>(n, seed);
     const acc want = acc(exact);
     for (const auto& step : cured::ladder::steps()) {
       for (unsigned block : blocks) {
@@ -99,11 +100,11 @@ TYPED_TEST(LadderTest, MisalignedInputs) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
   using acc = accumulator_t<T>;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   constexpr std::int64_t max_n = (1 << 20) + 7;
   device_buffer<T> in(max_n + 4);
-  cured::bench::fill_device(in.data(), max_n + 4, seed);
+  cured::harness::fill_device(in.data(), max_n + 4, seed);
   std::vector<T> host(max_n + 4);
   CURED_CHECK(cudaMemcpy(host.data(), in.data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost));
   cured::ladder::workspace ws;
@@ -137,7 +138,7 @@ TYPED_TEST_SUITE(LadderRealTest, real_types);
 TYPED_TEST(LadderRealTest, WithinTheRoundingBoundAndReproducible) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   int sms = 0;
   CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -147,7 +148,7 @@ TYPED_TEST(LadderRealTest, WithinTheRoundingBoundAndReproducible) {
                          std::int64_t(1000 * 1000), std::int64_t(4000 * 4000)}) {
     if (n > cured::test::max_test_n()) continue;
     device_buffer<T> in(n);
-    cured::bench::fill_device<T, true>(in.data(), n, seed);
+    cured::harness::fill_device<T, true>(in.data(), n, seed);
     std::vector<T> host(n);
     CURED_CHECK(cudaMemcpy(host.data(), in.data(), n * sizeof(T), cudaMemcpyDeviceToHost));
     const T want = cured::cpu::exact_sum(std::span<const T>(host));
@@ -179,11 +180,11 @@ TYPED_TEST(LadderTest, LargeMoreThan2To32Elements) {
   if (n > cured::test::max_test_n()) GTEST_SKIP() << "above CURED_TEST_MAX_N";
   if (cured::test::free_device_bytes() < need)
     GTEST_SKIP() << "needs " << (need >> 20) << " MiB of free device memory";
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   device_buffer<T> in{std::size_t(n)};
-  cured::bench::fill_device(in.data(), n, seed);
-  const acc want = acc(cured::bench::exact_family_sum<T>(n, seed));
+  cured::harness::fill_device(in.data(), n, seed);
+  const acc want = acc(cured::harness::exact_family_sum<T>(n, seed));
   cured::ladder::workspace ws;
   device_buffer<acc> out(1);
   for (const auto& step : cured::ladder::steps()) {

@@ -11,11 +11,11 @@
 #include <limits>
 #include <string>
 
-#include "bench/device_buffer.cuh"
+#include "harness/device_buffer.cuh"
 
 namespace cured::test {
 
-using bench::device_buffer;
+using harness::device_buffer;
 
 /// Empty when a CUDA device is usable; otherwise the reason it is not.
 inline const std::string& no_gpu_reason() {

@@ -1,5 +1,5 @@
 #pragma once
-// An owning device array for the harness (benchmark and tests), freed on destruction.
+// An owning device array for the benchmark and the tests, freed on destruction.
 
 #include <cuda_runtime_api.h>
 
@@ -8,7 +8,7 @@
 
 #include "cured/error.cuh"
 
-namespace cured::bench {
+namespace cured::harness {
 
 /// An owning device array.
 template <class T>
@@ -37,4 +37,4 @@ private:
   std::size_t n_ = 0;
 };
 
-}  // namespace cured::bench
+}  // namespace cured::harness

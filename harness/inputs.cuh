@@ -1,7 +1,7 @@
 #pragma once
 // Inputs generated on the device from cured::random (element i is a function of the seed
-// and i), with exact expected sums recomputed on the host in parallel: no multi-gigabyte
-// copies, and a fresh seed per run.
+// and i): no multi-gigabyte copies, a fresh seed per run, and any element recomputable on the
+// host (exact_answers.cuh recomputes the exact family's answers that way).
 
 #include <cuda_runtime_api.h>
 
@@ -10,18 +10,16 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
-#include <thread>
 #include <type_traits>
-#include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "bench/data_family.hpp"
 #include "cpu/random.hpp"
 #include "cured/error.cuh"
+#include "harness/data_family.hpp"
 
-namespace cured::bench {
+namespace cured::harness {
 
 /// A fresh seed for every run (reported, so that a failure can be replayed).
 inline std::uint64_t fresh_seed() {
@@ -172,38 +170,4 @@ void fill_device_family(T* d_out, std::int64_t n, std::uint64_t seed, data_famil
   CURED_CHECK(cudaDeviceSynchronize());
 }
 
-/// f(begin, end) over [0, n) split across the host's cores; returns the per-chunk results in order.
-template <class R, class F>
-std::vector<R> parallel_chunks(std::int64_t n, F f) {
-  const unsigned threads = n < (1 << 20) ? 1u : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<R> results(threads);
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    const std::int64_t b = n * t / threads, e = n * (t + 1) / threads;
-    pool.emplace_back([&, t, b, e] { results[t] = f(b, e); });
-  }
-  for (auto& th : pool) th.join();
-  return results;
-}
-
-/// An integer-valued element as a 128-bit integer (half and bfloat16 through float).
-template <class T>
-__int128 as_int128(const T& x) {
-  if constexpr (std::is_integral_v<T>) return __int128(x);
-  else return __int128(double(float(x)));
-}
-
-/// The exact sum of the exact family of T over [0, n), as a 128-bit integer.
-template <class T>
-__int128 exact_family_sum(std::int64_t n, std::uint64_t seed) {
-  auto parts = parallel_chunks<__int128>(n, [&](std::int64_t b, std::int64_t e) {
-    __int128 s = 0;
-    for (std::int64_t i = b; i < e; ++i) s += as_int128(exact_value<T>(seed, std::uint64_t(i)));
-    return s;
-  });
-  __int128 s = 0;
-  for (auto p : parts) s += p;
-  return s;
-}
-
-}  // namespace cured::bench
+}  // namespace cured::harness

@@ -1,8 +1,8 @@
 #pragma once
-// The input families cured-bench can time (--data). Plain C++, shared by the command line
-// (options.hpp) and the device generators (inputs.cuh).
+// The input families the harness generates (cured-bench's --data). Plain C++, shared by the
+// command line (bench/options.hpp) and the device generators (inputs.cuh).
 
-namespace cured::bench {
+namespace cured::harness {
 
 /// exact: small integers (floating types) or random words (integers), every sum exact in any
 ///        order, so every implementation's sum must match bit for bit;
@@ -12,4 +12,4 @@ namespace cured::bench {
 ///         adversarial data for exact sums. Floating types only.
 enum class data_family { exact, normal, spread };
 
-}  // namespace cured::bench
+}  // namespace cured::harness

@@ -1,0 +1,293 @@
+#pragma once
+// The op table: one entry per op, saying its name, the answer field it produces, its expected
+// answer, and how each implementation runs it. An implementation an entry does not name (or
+// whose call does not compile for T: a constraint) does not offer the op, and makes no row.
+// Adding an op is adding one entry here and its name to op_names.hpp.
+
+#include <cuda_runtime_api.h>
+
+#include <cub/device/device_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/extrema.h>
+#include <thrust/functional.h>
+#include <thrust/reduce.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "bench/answer.cuh"
+#include "bench/op_names.hpp"
+#include "bench/reference.cuh"
+#include "cpu/cpu_reduce.hpp"
+#include "cpu/reference.hpp"
+#include "cured/cured.cuh"
+
+namespace cured::bench {
+
+/// The element types with exact sums (cured::exact_sum): the floating ones.
+template <class T>
+concept exact_sum_type = harness::floating_input<T>;
+
+/// The element types of cured::cpu's sums (serial_sum, parallel_sum).
+template <class T>
+concept cpu_type = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||
+                   std::is_same_v<T, std::uint32_t>;
+
+/// One op for element type T, as the rows use it; a null call: not offered.
+template <class T>
+struct op {
+  std::string_view name;
+  answer_field field;
+  answer<T> (*expect)(reference<T>&);
+  bool ladder;  ///< the ladder steps compute it (they compute plain sums)
+  /// CUB's two-phase call: with temp null it only sets bytes, the temporary storage it needs.
+  cudaError_t (*cub)(void* temp, std::size_t& bytes, const input<T>&, device_answer<T>&, cudaStream_t) = nullptr;
+  /// Enqueues the library's asynchronous form.
+  void (*cured)(const input<T>&, device_answer<T>&, workspace&, cudaStream_t) = nullptr;
+  /// The library's blocking form: launch, copy back, synchronize.
+  void (*cured_blocking)(const input<T>&, answer<T>&, cudaStream_t) = nullptr;
+  /// Thrust as users call it: its allocation and synchronization included.
+  void (*thrust)(const input<T>&, answer<T>&, cudaStream_t) = nullptr;
+  void (*cpu)(std::span<const T>, answer<T>&) = nullptr;     ///< serial, on the host's copy
+  void (*cpu_mt)(std::span<const T>, answer<T>&) = nullptr;  ///< over every core, on the host's copy
+};
+
+/// sum: in the accumulator (half sums into float); plain sums of inexact data are checked
+/// within an error bound.
+struct sum_op {
+  static constexpr std::string_view name = "sum";
+  static constexpr answer_field field = answer_field::sum;
+  static constexpr bool ladder = true;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.sum = r.sum();
+    a.sum_tolerance = r.plain_sum_bound();
+    return a;
+  }
+  template <class T>
+  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+    // Reduce with the accumulator named, as Sum would sum half in half.
+    return cub::DeviceReduce::Reduce(temp, bytes, in.d, out.sum.data(), in.n, ::cuda::std::plus<accumulator_t<T>>{},
+                                     accumulator_t<T>(0), s);
+  }
+  template <class T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    cured::sum_async(in.d, in.n, out.sum.data(), ws, s);
+  }
+  template <class T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.sum = cured::sum(in.d, in.n, s);
+  }
+  template <class T>
+  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    using acc = accumulator_t<T>;
+    got.sum = thrust::reduce(thrust::cuda::par.on(s), in.d, in.d + in.n, acc(0), thrust::plus<acc>());
+  }
+  template <cpu_type T>
+  static void cpu(std::span<const T> h, answer<T>& got) {
+    got.sum = cpu::serial_sum(h);
+  }
+  template <cpu_type T>
+  static void cpu_mt(std::span<const T> h, answer<T>& got) {
+    got.sum = cpu::parallel_sum(h);
+  }
+};
+
+/// exact_sum: the correctly rounded sum (floating types), checked bit for bit.
+struct exact_sum_op {
+  static constexpr std::string_view name = "exact_sum";
+  static constexpr answer_field field = answer_field::sum;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.sum = r.sum();
+    return a;
+  }
+  template <exact_sum_type T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    static_assert(std::is_same_v<exact_result_t<T>, accumulator_t<T>>);
+    cured::exact_sum_async(in.d, in.n, out.sum.data(), ws, s);
+  }
+  template <exact_sum_type T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.sum = cured::exact_sum(in.d, in.n, s);
+  }
+  template <class T>
+    requires exact_sum_type<T> && cpu_type<T>
+  static void cpu(std::span<const T> h, answer<T>& got) {
+    got.sum = cpu::exact_sum(h);
+  }
+};
+
+/// min: the smallest value (cured::detail::less's order).
+struct min_op {
+  static constexpr std::string_view name = "min";
+  static constexpr answer_field field = answer_field::value;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.value = r.first_min().value;
+    return a;
+  }
+  template <class T>
+  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+    return cub::DeviceReduce::Min(temp, bytes, in.d, out.value.data(), in.n, s);
+  }
+  template <class T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    cured::min_async(in.d, in.n, out.value.data(), ws, s);
+  }
+  template <class T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.value = cured::min(in.d, in.n, s);
+  }
+  template <class T>
+  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.value = thrust::reduce(thrust::cuda::par.on(s), in.d, in.d + in.n, minimum::identity<T>(), thrust::minimum<T>());
+  }
+};
+
+/// max: the largest value (cured::detail::less's order).
+struct max_op {
+  static constexpr std::string_view name = "max";
+  static constexpr answer_field field = answer_field::value;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.value = r.first_max().value;
+    return a;
+  }
+  template <class T>
+  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+    return cub::DeviceReduce::Max(temp, bytes, in.d, out.value.data(), in.n, s);
+  }
+  template <class T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    cured::max_async(in.d, in.n, out.value.data(), ws, s);
+  }
+  template <class T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.value = cured::max(in.d, in.n, s);
+  }
+  template <class T>
+  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.value = thrust::reduce(thrust::cuda::par.on(s), in.d, in.d + in.n, maximum::identity<T>(), thrust::maximum<T>());
+  }
+};
+
+/// argmin: the first index of the smallest value. cured's asynchronous form writes a key_value.
+struct argmin_op {
+  static constexpr std::string_view name = "argmin";
+  static constexpr answer_field field = answer_field::index;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.index = r.first_min().index;
+    return a;
+  }
+  template <class T>
+  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+    return cub::DeviceReduce::ArgMin(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
+  }
+  template <class T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    cured::argmin_async(in.d, in.n, out.kv.data(), ws, s);
+  }
+  template <class T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.index = cured::argmin(in.d, in.n, s).index;
+  }
+  template <class T>
+  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.index = thrust::min_element(thrust::cuda::par.on(s), in.d, in.d + in.n) - in.d;
+  }
+};
+
+/// argmax: the first index of the largest value. cured's asynchronous form writes a key_value.
+struct argmax_op {
+  static constexpr std::string_view name = "argmax";
+  static constexpr answer_field field = answer_field::index;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.index = r.first_max().index;
+    return a;
+  }
+  template <class T>
+  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+    return cub::DeviceReduce::ArgMax(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
+  }
+  template <class T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    cured::argmax_async(in.d, in.n, out.kv.data(), ws, s);
+  }
+  template <class T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.index = cured::argmax(in.d, in.n, s).index;
+  }
+  template <class T>
+  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.index = thrust::max_element(thrust::cuda::par.on(s), in.d, in.d + in.n) - in.d;
+  }
+};
+
+/// The table, in the order of op_names_in_order.
+using op_entries = std::tuple<sum_op, exact_sum_op, min_op, max_op, argmin_op, argmax_op>;
+
+template <class... Entries>
+constexpr bool named_in_order(std::type_identity<std::tuple<Entries...>>) {
+  constexpr std::array<std::string_view, sizeof...(Entries)> names = {Entries::name...};
+  return names.size() == op_names_in_order.size() && std::equal(names.begin(), names.end(), op_names_in_order.begin());
+}
+static_assert(named_in_order(std::type_identity<op_entries>{}), "op_entries and op_names_in_order disagree");
+
+/// Entry E as an op<T>: each call E offers for T, the others null. Each test is on a call, not
+/// on the call's address: nvcc emits no device code for kernels reached only from a function
+/// whose address a requirement names.
+template <class T, class E>
+op<T> op_of() {
+  op<T> o{E::name, E::field, &E::template expect<T>, E::ladder};
+  if constexpr (requires(void* t, std::size_t& b, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+                  E::template cub<T>(t, b, in, out, s);
+                })
+    o.cub = &E::template cub<T>;
+  if constexpr (requires(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+                  E::template cured<T>(in, out, ws, s);
+                })
+    o.cured = &E::template cured<T>;
+  if constexpr (requires(const input<T>& in, answer<T>& got, cudaStream_t s) { E::template cured_blocking<T>(in, got, s); })
+    o.cured_blocking = &E::template cured_blocking<T>;
+  if constexpr (requires(const input<T>& in, answer<T>& got, cudaStream_t s) { E::template thrust<T>(in, got, s); })
+    o.thrust = &E::template thrust<T>;
+  if constexpr (requires(std::span<const T> h, answer<T>& got) { E::template cpu<T>(h, got); }) o.cpu = &E::template cpu<T>;
+  if constexpr (requires(std::span<const T> h, answer<T>& got) { E::template cpu_mt<T>(h, got); })
+    o.cpu_mt = &E::template cpu_mt<T>;
+  return o;
+}
+
+template <class T, class... Entries>
+std::vector<op<T>> ops_of(std::type_identity<std::tuple<Entries...>>) {
+  return {op_of<T, Entries>()...};
+}
+
+/// The op named `name` (one of op_names_in_order) for element type T; null for another name.
+template <class T>
+const op<T>* find_op(std::string_view name) {
+  static const std::vector<op<T>> table = ops_of<T>(std::type_identity<op_entries>{});
+  const auto it = std::find_if(table.begin(), table.end(), [&](const op<T>& o) { return o.name == name; });
+  return it == table.end() ? nullptr : &*it;
+}
+
+}  // namespace cured::bench

@@ -1,0 +1,69 @@
+#pragma once
+// The exact answers for one input, each computed on first use: for the exact family from
+// (seed, i) on the host, for the normal and spread families from one pass over the values the
+// device holds (copied back) or the host's copy of them.
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+#include "bench/answer.cuh"
+#include "cured/cured.cuh"
+#include "harness/data_family.hpp"
+#include "harness/exact_answers.cuh"
+
+namespace cured::bench {
+
+template <class T>
+class reference {
+public:
+  /// `in` must outlive this reference.
+  reference(const input<T>& in, harness::data_family data, std::uint64_t seed) : in_(in), data_(data), seed_(seed) {}
+
+  /// The exact sum, correctly rounded to the accumulator (every sum of the exact family is exact).
+  accumulator_t<T> sum() {
+    using acc = accumulator_t<T>;
+    if (exact_family()) return acc(harness::exact_family_sum<T>(in_.n, seed_));
+    if constexpr (std::is_same_v<acc, double>) return values().exact.round_to_double();
+    else return acc(values().exact.round_to_float());
+  }
+
+  /// How far a plain sum may be from sum(): n * eps * sum |x| (eps of the accumulator), a bound
+  /// that holds for any order of additions. Unset for the exact family: its plain sums are exact.
+  std::optional<double> plain_sum_bound() {
+    if (exact_family()) return std::nullopt;
+    return double(in_.n) * double(std::numeric_limits<accumulator_t<T>>::epsilon()) * values().abs;
+  }
+
+  /// The first smallest element; of an empty input, index -1 and minimum's identity.
+  harness::indexed<T> first_min() {
+    harness::indexed<T> r = exact_family() ? harness::exact_family_extreme<T>(in_.n, seed_, false) : values().lo;
+    if (in_.n == 0) r.value = minimum::identity<T>();
+    return r;
+  }
+
+  /// The first largest element; of an empty input, index -1 and maximum's identity.
+  harness::indexed<T> first_max() {
+    harness::indexed<T> r = exact_family() ? harness::exact_family_extreme<T>(in_.n, seed_, true) : values().hi;
+    if (in_.n == 0) r.value = maximum::identity<T>();
+    return r;
+  }
+
+private:
+  bool exact_family() const { return data_ == harness::data_family::exact; }
+
+  /// The normal and spread families' one pass.
+  const harness::summary<T>& values() {
+    if (!values_)
+      values_ = in_.h.empty() ? harness::summarize_device(in_.d, in_.n) : harness::summarize_host(in_.h.data(), in_.n, 0);
+    return *values_;
+  }
+
+  const input<T>& in_;
+  harness::data_family data_;
+  std::uint64_t seed_;
+  std::optional<harness::summary<T>> values_;
+};
+
+}  // namespace cured::bench

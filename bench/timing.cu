@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "cured/device/single_pass.cuh"
+#include "cured/thread/load.cuh"
 
 namespace cured::bench {
 

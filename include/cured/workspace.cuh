@@ -19,22 +19,15 @@
 #include <mutex>
 #include <string>
 
+#include "cured/completion.cuh"
 #include "cured/error.cuh"
 
 namespace cured {
 
-/// Where a kernel reports its result to a host that waits on mapped memory (the blocking
-/// forms): as report words, word k holding `value` in its upper 32 bits and the result's
-/// 32-bit word k in its lower ones (device::deliver). words null: no report.
-struct completion {
-  std::uint64_t* words = nullptr;
-  unsigned value = 0;
-};
-
 class workspace {
 public:
   /// Largest accumulator (in bytes) a reduction may use with this workspace.
-  static constexpr std::size_t max_accumulator_bytes = 64;
+  static constexpr std::size_t max_accumulator_bytes = max_report_bytes;
   /// Most blocks a launch uses; one partial each.
   static constexpr int max_blocks_per_sm = 32;
 
@@ -112,16 +105,9 @@ public:
   }
   /// True, with the result's `bytes` in `result`, once the armed launch has reported all of it.
   bool take_report(void* result, std::size_t bytes) const {
-    const volatile std::uint64_t* words =
-        reinterpret_cast<const volatile std::uint64_t*>(static_cast<const char*>(host_result_) + max_accumulator_bytes);
-    unsigned lo[max_accumulator_bytes / 4];
-    for (std::size_t k = 0; k < (bytes + 3) / 4; ++k) {
-      const std::uint64_t w = words[k];  // one 8-byte load: the value and its word together
-      if (unsigned(w >> 32) != completion_value_) return false;
-      lo[k] = unsigned(w);
-    }
-    std::memcpy(result, lo, bytes);
-    return true;
+    return read_report(reinterpret_cast<const volatile std::uint64_t*>(static_cast<const char*>(host_result_) +
+                                                                         max_accumulator_bytes),
+                       completion_value_, result, bytes);
   }
   /// Returns once the armed launch's result (`bytes` of it) is in `result`: when the kernel has
   /// reported it, or, for kernels that do not report, when the stream is idle. Spins for up to

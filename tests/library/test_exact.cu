@@ -26,8 +26,8 @@ namespace {
 
 using cured::exact_result_t;
 using cured::test::device_buffer;
-using shape = cured::detail::exact_shape;
-using path = cured::detail::exact_shape::path;
+using shape = cured::detail::launch_options;
+using path = cured::detail::launch_options::double_path;
 
 // ---- the formats, bit by bit ---------------------------------------------------------------
 
@@ -212,7 +212,7 @@ public:
   }
   R shaped(const T* d, std::int64_t n, shape sh) {
     poison();
-    cured::detail::exact_sum_async_shaped(d, n, out_.data(), ws_, nullptr, sh);
+    cured::detail::exact_sum<cured::detail::mode::async>(d, n, out_.data(), ws_, nullptr, sh);
     return read();
   }
   int max_grid() const { return ws_.sm_count() * cured::workspace::max_blocks_per_sm; }
@@ -222,18 +222,18 @@ public:
   void check(const T* d, std::int64_t n, R want, const std::string& where, bool shapes = false) {
     EXPECT_TRUE(same_result(blocking(d, n), want)) << where << ", blocking";
     EXPECT_TRUE(same_result(async(d, n), want)) << where << ", async";
-    std::vector<shape> list = {{.grid = 0, .block = 128}};
+    std::vector<shape> list = {{.grid = 0, .exact_block = 128}};
     if constexpr (std::is_same_v<T, double>) {
-      list.push_back({.grid = 0, .block = 0, .double_path = path::exact_only});
-      list.push_back({.grid = 0, .block = 0, .double_path = path::fast_first});
-      list.push_back({.grid = 0, .block = 128, .double_path = path::fast_first});
+      list.push_back({.grid = 0, .exact_block = 0, .exact_double = path::exact_only});
+      list.push_back({.grid = 0, .exact_block = 0, .exact_double = path::fast_first});
+      list.push_back({.grid = 0, .exact_block = 128, .exact_double = path::fast_first});
     }
     if (shapes)
       for (int grid : {1, 7, 1000})
-        if (grid <= max_grid()) list.push_back({.grid = grid, .block = grid == 7 ? 256u : 128u});
+        if (grid <= max_grid()) list.push_back({.grid = grid, .exact_block = grid == 7 ? 256u : 128u});
     for (const shape& sh : list)
       EXPECT_TRUE(same_result(shaped(d, n, sh), want))
-          << where << ", grid " << sh.grid << " block " << sh.block << " path " << int(sh.double_path);
+          << where << ", grid " << sh.grid << " block " << sh.exact_block << " path " << int(sh.exact_double);
   }
   /// Uploads x and checks every form against `want`, and `want` against the CPU reference.
   void check(const std::vector<T>& x, R want, const std::string& where, bool shapes = true) {
@@ -634,7 +634,7 @@ TYPED_TEST(ExactAll, PermutationsGiveTheSameBits) {
     const device_buffer<T> d = upload(x);
     EXPECT_TRUE(same_result(s.blocking(d.data(), n), want)) << "permutation " << r;
     EXPECT_TRUE(same_result(s.async(d.data(), n), want)) << "permutation " << r;
-    EXPECT_TRUE(same_result(s.shaped(d.data(), n, {.grid = 7, .block = 128}), want)) << "permutation " << r;
+    EXPECT_TRUE(same_result(s.shaped(d.data(), n, {.grid = 7, .exact_block = 128}), want)) << "permutation " << r;
   }
 }
 
@@ -653,15 +653,15 @@ TYPED_TEST(ExactAll, EveryGridAndBlockGivesTheSameBits) {
       for (int grid : {0, 1, 2, 7, 132, 1000})
         for (path pa : paths) {
           if (grid > s.max_grid()) continue;
-          EXPECT_TRUE(same_result(s.shaped(n ? d.data() : nullptr, n, {.grid = grid, .block = block, .double_path = pa}),
-                                  want))
+          const shape sh{.grid = grid, .exact_block = block, .exact_double = pa};
+          EXPECT_TRUE(same_result(s.shaped(n ? d.data() : nullptr, n, sh), want))
               << "n " << n << " grid " << grid << " block " << block << " path " << int(pa);
         }
   }
   // Other block sizes and negative grids are errors.
   for (unsigned block : {1u, 64u, 192u, 512u, 1024u})
-    EXPECT_THROW(s.shaped(d.data(), 10, {.grid = 0, .block = block}), cured::error) << "block " << block;
-  EXPECT_THROW(s.shaped(d.data(), 10, {.grid = -1, .block = 128}), cured::error);
+    EXPECT_THROW(s.shaped(d.data(), 10, {.grid = 0, .exact_block = block}), cured::error) << "block " << block;
+  EXPECT_THROW(s.shaped(d.data(), 10, {.grid = -1, .exact_block = 128}), cured::error);
   EXPECT_TRUE(same_result(s.async(d.data(), 10), reference(std::span<const T>(h.data(), 10))))
       << "after the errors";
 }
@@ -714,10 +714,10 @@ TYPED_TEST(ExactAll, FullBinsStayExact) {
     const device_buffer<T> d = upload(x);
     for (std::int64_t off = 0; off <= 3; ++off) {
       const exact_result_t<T> want = reference(std::span<const T>(x.data() + off, std::size_t(n)));
-      for (shape sh : {shape{.grid = 1, .block = 128}, shape{.grid = 1, .block = 256}, shape{.grid = 2, .block = 128},
-                       shape{}})
+      for (shape sh : {shape{.grid = 1, .exact_block = 128}, shape{.grid = 1, .exact_block = 256},
+                       shape{.grid = 2, .exact_block = 128}, shape{}})
         EXPECT_TRUE(same_result(s.shaped(d.data() + off, n, sh), want))
-            << "exponent " << e << " offset " << off << " grid " << sh.grid << " block " << sh.block;
+            << "exponent " << e << " offset " << off << " grid " << sh.grid << " block " << sh.exact_block;
     }
   }
 }
@@ -746,10 +746,9 @@ TYPED_TEST(ExactAll, OneWorkspaceManyCallsInARow) {
   for (int c = 0; c < calls; ++c) {
     const std::size_t i = std::size_t(c) % inputs.size();
     const auto n = std::int64_t(inputs[i].size());
+    const shape sh{.grid = c % 3 == 1 ? 1 + c % 9 : 0, .exact_block = c % 2 ? 128u : 256u};
     if (c % 3 == 0) cured::exact_sum_async(d[i].data(), n, out.data() + c, ws);
-    else
-      cured::detail::exact_sum_async_shaped(d[i].data(), n, out.data() + c, ws, nullptr,
-                                            {.grid = c % 3 == 1 ? 1 + c % 9 : 0, .block = c % 2 ? 128u : 256u});
+    else cured::detail::exact_sum<cured::detail::mode::async>(d[i].data(), n, out.data() + c, ws, nullptr, sh);
   }
   std::vector<R> got(calls);
   CURED_CHECK(cudaMemcpy(got.data(), out.data(), calls * sizeof(R), cudaMemcpyDeviceToHost));
@@ -779,7 +778,8 @@ TYPED_TEST(ExactAll, GraphCaptureAndReplay) {
   cudaGraph_t graph;
   CURED_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   cured::exact_sum_async(d.data(), n, out.data(), ws, s);
-  cured::detail::exact_sum_async_shaped(d.data(), n, out.data() + 1, ws, s, {.grid = 7, .block = 128});
+  cured::detail::exact_sum<cured::detail::mode::async>(d.data(), n, out.data() + 1, ws, s,
+                                                       {.grid = 7, .exact_block = 128});
   CURED_CHECK(cudaStreamEndCapture(s, &graph));
   cudaGraphExec_t exec;
   CURED_CHECK(cudaGraphInstantiate(&exec, graph, 0));

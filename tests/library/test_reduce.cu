@@ -15,8 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "bench/inputs.cuh"
 #include "cured/cured.cuh"
+#include "harness/exact_answers.cuh"
+#include "harness/inputs.cuh"
 #include "tests/support/gpu.cuh"
 
 namespace {
@@ -81,7 +82,7 @@ std::int64_t ref_arg(const std::vector<T>& h, std::int64_t off, std::int64_t n, 
 template <class T>
 accumulator_t<T> ref_sum(const std::vector<T>& h, std::int64_t off, std::int64_t n) {
   __int128 s = 0;
-  for (std::int64_t i = 0; i < n; ++i) s += cured::bench::as_int128(h[off + i]);
+  for (std::int64_t i = 0; i < n; ++i) s += cured::harness::as_int128(h[off + i]);
   return accumulator_t<T>(s);
 }
 
@@ -129,14 +130,14 @@ TYPED_TEST_SUITE(ReduceTest, all_types);
 TYPED_TEST(ReduceTest, EveryOpAndSizeMatchesTheReference) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   cured::workspace ws;
   for (std::int64_t n : {0LL, 1LL, 2LL, 31LL, 32LL, 33LL, 127LL, 128LL, 129LL, 1023LL, 1024LL, 1025LL, 4095LL, 4096LL,
                          4097LL, 16383LL, 16385LL, 1000LL * 1000, 16777213LL, 4000LL * 4000, 11000LL * 11000}) {
     if (n > cured::test::max_test_n()) continue;
     device_buffer<T> d(n);
-    cured::bench::fill_device(d.data(), n, seed);
+    cured::harness::fill_device(d.data(), n, seed);
     const std::vector<T> h = to_host(d.data(), n);
     check_all_ops(d.data(), h, 0, n, ws, "n " + std::to_string(n));
   }
@@ -145,12 +146,12 @@ TYPED_TEST(ReduceTest, EveryOpAndSizeMatchesTheReference) {
 TYPED_TEST(ReduceTest, MisalignedInputs) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   cured::workspace ws;
   const std::int64_t total = (1 << 20) + 64;
   device_buffer<T> d(total);
-  cured::bench::fill_device(d.data(), total, seed);
+  cured::harness::fill_device(d.data(), total, seed);
   const std::vector<T> h = to_host(d.data(), total);
   // Offsets 1..15 bytes: every element offset that keeps T's own alignment.
   for (std::int64_t off = 1; off * std::int64_t(sizeof(T)) < 16; ++off)
@@ -158,54 +159,43 @@ TYPED_TEST(ReduceTest, MisalignedInputs) {
       if (n <= cured::test::max_test_n()) check_all_ops(d.data(), h, off, n, ws, "offset " + std::to_string(off * sizeof(T)) + " bytes, n " + std::to_string(n));
 }
 
-/// Sets one of the library's test hooks for one scope (0 keeps the automatic choice).
-template <class T>
-class scoped_hook {
-public:
-  scoped_hook(std::atomic<T>& hook, T value) : hook_(hook), previous_(hook.exchange(value)) {}
-  ~scoped_hook() { hook_.store(previous_); }
-  scoped_hook(const scoped_hook&) = delete;
-  scoped_hook& operator=(const scoped_hook&) = delete;
+using cured::detail::launch_options;
+using cured::detail::mode;
 
-private:
-  std::atomic<T>& hook_;
-  T previous_;
-};
+/// The library's dispatch with launch options (the public forms pass none): transform_reduce
+/// and the arg reductions, async into `out` or blocking.
+template <class Acc, class T, class Transform, class Op>
+Acc reduce_with(const launch_options& o, bool blocking, const T* in, std::int64_t n, Transform transform, Op op,
+                Acc init, cured::workspace& ws, device_buffer<Acc>& out) {
+  const cured::device::transform_load<Acc, Transform> load{transform};
+  if (blocking)
+    return cured::detail::blocking<Acc>(nullptr, [&](Acc* d, cured::workspace& w) {
+      cured::detail::reduce<mode::blocking>(in, n, d, load, op, cured::device::no_finish{}, init, w, nullptr, o);
+    });
+  cured::detail::reduce<mode::async>(in, n, out.data(), load, op, cured::device::no_finish{}, init, ws, nullptr, o);
+  return to_host(out.data(), 1)[0];
+}
 
-/// The kernels' grid for one scope.
-class forced_grid : scoped_hook<std::int64_t> {
-public:
-  explicit forced_grid(std::int64_t grid) : scoped_hook(cured::detail::grid_override, grid) {}
-};
-
-/// The single-pass kernel's grid as one cluster of this many blocks, for one scope.
-class forced_cluster : scoped_hook<unsigned> {
-public:
-  explicit forced_cluster(unsigned blocks) : scoped_hook(cured::detail::cluster_override, blocks) {}
-};
-
-/// Sets the arg kernel's test hooks (piece length, grid) for one scope.
-class arg_hooks {
-public:
-  arg_hooks(std::int64_t piece_elements, std::int64_t grid)
-      : piece_(cured::detail::arg_piece_elements.exchange(piece_elements)), grid_(grid) {}
-  ~arg_hooks() { cured::detail::arg_piece_elements.store(piece_); }
-  arg_hooks(const arg_hooks&) = delete;
-  arg_hooks& operator=(const arg_hooks&) = delete;
-
-private:
-  std::int64_t piece_;
-  forced_grid grid_;
-};
+template <bool Max, class T>
+key_value<T> arg_with(const launch_options& o, bool blocking, const T* in, std::int64_t n, cured::workspace& ws,
+                      device_buffer<key_value<T>>& out) {
+  if (blocking)
+    return cured::detail::blocking<key_value<T>>(nullptr, [&](key_value<T>* d, cured::workspace& w) {
+      cured::detail::arg_reduce<mode::blocking, Max>(in, n, d, w, nullptr, o);
+    });
+  CURED_CHECK(cudaMemset(out.data(), 0xA5, sizeof(key_value<T>)));
+  cured::detail::arg_reduce<mode::async, Max>(in, n, out.data(), ws, nullptr, o);
+  return to_host(out.data(), 1)[0];
+}
 
 /// Where some of the arg kernel's tiles of in[0, n) start (the second; the last of the first
 /// round of blocks and the next, which block 0 takes next; the middle one; the last one), and
 /// where its tail starts.
 template <class T>
-std::vector<std::int64_t> arg_tile_starts(const T* in, std::int64_t n, cured::workspace& ws) {
-  using policy = cured::device::arg_policy;
+std::vector<std::int64_t> arg_tile_starts(const T* in, std::int64_t n, cured::workspace& ws, const launch_options& o) {
+  using policy = cured::detail::arg_policy;
   constexpr std::int64_t size = cured::device::vector16<T>::size, tile = policy::block * policy::unroll * size;
-  const std::int64_t grid = cured::detail::arg_grid<true, T>(n, ws);
+  const std::int64_t grid = cured::detail::arg_grid<true, T>(n, ws, o);
   const std::int64_t head = cured::device::unaligned_head(in, n), vectors = (n - head) / size;
   const std::int64_t tiles = (vectors * size + tile - 1) / tile;
   std::vector<std::int64_t> starts;
@@ -219,18 +209,17 @@ std::vector<std::int64_t> arg_tile_starts(const T* in, std::int64_t n, cured::wo
 /// argmin and argmax of in[0, n) (async and blocking) against the host reference.
 template <class T>
 void check_args(const T* in, const std::vector<T>& h, std::int64_t off, std::int64_t n, cured::workspace& ws,
-                const std::string& where) {
+                const std::string& where, const launch_options& o = {}) {
   device_buffer<key_value<T>> d_arg(1);
   for (bool want_max : {false, true}) {
-    CURED_CHECK(cudaMemset(d_arg.data(), 0xA5, sizeof(key_value<T>)));
-    if (want_max) cured::argmax_async(in, n, d_arg.data(), ws);
-    else cured::argmin_async(in, n, d_arg.data(), ws);
-    const key_value<T> kv = to_host(d_arg.data(), 1)[0];
     const std::int64_t want = ref_arg(h, off, n, want_max);
-    EXPECT_EQ(kv.index, want) << where << (want_max ? " argmax" : " argmin");
-    if (want >= 0 && kv.index == want) EXPECT_TRUE(same_bits(kv.value, h[off + want])) << where << " value";
-    const key_value<T> blocking = want_max ? cured::argmax(in, n) : cured::argmin(in, n);
-    EXPECT_EQ(blocking.index, want) << where << (want_max ? " blocking argmax" : " blocking argmin");
+    for (bool blocking : {false, true}) {
+      const key_value<T> kv = want_max ? arg_with<true>(o, blocking, in, n, ws, d_arg)
+                                       : arg_with<false>(o, blocking, in, n, ws, d_arg);
+      const std::string what = where + (blocking ? " blocking" : "") + (want_max ? " argmax" : " argmin");
+      EXPECT_EQ(kv.index, want) << what;
+      if (want >= 0 && kv.index == want) EXPECT_TRUE(same_bits(kv.value, h[off + want])) << what << " value";
+    }
   }
 }
 
@@ -241,13 +230,13 @@ void check_args(const T* in, const std::vector<T>& h, std::int64_t off, std::int
 TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   cured::workspace ws;
   const std::int64_t total = 1000003 + 16;
   if (total > cured::test::max_test_n()) GTEST_SKIP() << "above CURED_TEST_MAX_N";
   device_buffer<T> d(total);
-  cured::bench::fill_device(d.data(), total, seed);
+  cured::harness::fill_device(d.data(), total, seed);
   std::vector<T> h = to_host(d.data(), total);
   const auto put = [&](std::int64_t i, T v) {
     h[i] = v;
@@ -255,19 +244,19 @@ TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
   };
   constexpr bool floating = std::is_floating_point_v<T> || cured::detail::is_half_like<T>;
   const T top = cured::detail::highest<T>(), bottom = cured::detail::lowest<T>();
-  struct hooked_run {
+  struct shaped_run {
     std::int64_t piece, cap;
   };
   const std::int64_t big = std::int64_t(1) << 30;
-  for (const hooked_run r : {hooked_run{big, 0}, hooked_run{big, 3}, hooked_run{1, 3}}) {
-    arg_hooks hooks(r.piece, r.cap);
-    const std::string hooked = "piece " + std::to_string(r.piece) + " cap " + std::to_string(r.cap);
+  for (const shaped_run r : {shaped_run{big, 0}, shaped_run{big, 3}, shaped_run{1, 3}}) {
+    const launch_options o{.grid = r.cap, .arg_piece_elements = r.piece};
+    const std::string shaped = "piece " + std::to_string(r.piece) + " cap " + std::to_string(r.cap);
     for (std::int64_t n : {5000LL, 100003LL, 1000003LL}) {
       for (std::int64_t off : {0LL, 1LL}) {
         const T* in = d.data() + off;
-        const std::string at = hooked + " n " + std::to_string(n) + " offset " + std::to_string(off);
-        check_args(in, h, off, n, ws, at + " random");
-        std::vector<std::int64_t> spots = arg_tile_starts(in, n, ws);
+        const std::string at = shaped + " n " + std::to_string(n) + " offset " + std::to_string(off);
+        check_args(in, h, off, n, ws, at + " random", o);
+        std::vector<std::int64_t> spots = arg_tile_starts(in, n, ws, o);
         spots.push_back(n - 1);
         // Pairs p < q: the same extreme at both, then (floating) NaN at both, then a NaN at q
         // and an infinity at p.
@@ -279,15 +268,15 @@ TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
             for (T v : {top, bottom}) {
               put(off + p, v);
               put(off + q, v);
-              check_args(in, h, off, n, ws, where + " extreme");
+              check_args(in, h, off, n, ws, where + " extreme", o);
             }
             if constexpr (floating) {
               const T nan = T(std::numeric_limits<float>::quiet_NaN());
               put(off + p, nan);
               put(off + q, nan);
-              check_args(in, h, off, n, ws, where + " nan,nan");
+              check_args(in, h, off, n, ws, where + " nan,nan", o);
               put(off + p, top);
-              check_args(in, h, off, n, ws, where + " inf,nan");
+              check_args(in, h, off, n, ws, where + " inf,nan", o);
             }
             put(off + p, keep_p);
             put(off + q, keep_q);
@@ -302,7 +291,7 @@ TYPED_TEST(ReduceTest, ArgTiesAndNansAcrossTiles) {
         device_buffer<T> e(n + 1);
         CURED_CHECK(cudaMemcpy(e.data(), same.data(), (n + 1) * sizeof(T), cudaMemcpyHostToDevice));
         for (std::int64_t off : {0LL, 1LL})
-          check_args(e.data() + off, same, off, n, ws, hooked + " all equal, n " + std::to_string(n));
+          check_args(e.data() + off, same, off, n, ws, shaped + " all equal, n " + std::to_string(n), o);
       }
     }
   }
@@ -316,7 +305,7 @@ TYPED_TEST_SUITE(FloatingTest, floating_types);
 TYPED_TEST(FloatingTest, NanAndInfinityPlacements) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   cured::workspace ws;
   const T nan = T(std::numeric_limits<float>::quiet_NaN());
@@ -330,7 +319,7 @@ TYPED_TEST(FloatingTest, NanAndInfinityPlacements) {
         {{0, inf}, {n - 1, ninf}},                  {{n / 3, inf}, {n / 2, inf}, {n / 4, ninf}, {n / 5, ninf}}};
     for (std::size_t p = 0; p < placements.size(); ++p) {
       std::vector<T> h(n);
-      for (std::int64_t i = 0; i < n; ++i) h[i] = cured::bench::real_value<T>(seed, i);
+      for (std::int64_t i = 0; i < n; ++i) h[i] = cured::harness::real_value<T>(seed, i);
       for (auto [i, v] : placements[p]) h[i] = v;
       device_buffer<T> d(n);
       CURED_CHECK(cudaMemcpy(d.data(), h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
@@ -378,12 +367,12 @@ TEST(Reduce, EmptyIntegerInputGivesTheIdentity) {
 
 TEST(Reduce, RealSumsAreBitIdenticalRunToRunAndWithinTheBound) {
   CURED_REQUIRE_GPU();
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (std::int64_t n : {1000LL, 1LL << 20, 50000017LL}) {
     if (n > cured::test::max_test_n()) continue;
     device_buffer<float> d(n);
-    cured::bench::fill_device<float, true>(d.data(), n, seed);
+    cured::harness::fill_device<float, true>(d.data(), n, seed);
     const float first = cured::sum(d.data(), n);
     for (int r = 0; r < 5; ++r) EXPECT_TRUE(same_bits(cured::sum(d.data(), n), first)) << "n " << n;
     const double in_double = cured::sum<double>(d.data(), n);
@@ -395,7 +384,7 @@ TEST(Reduce, RealSumsAreBitIdenticalRunToRunAndWithinTheBound) {
     CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     // Longest rounding chain: the per-thread loop (n / threads of one wave, plus one vector),
     // the block's and the partials' trees (2 x 10 levels and the partial loop), init.
-    using policy = cured::device::policy;
+    using policy = cured::detail::single_pass_policy;
     const double wave = double(sms) * policy::block * policy::min_blocks_per_sm;
     const double chain = 2 * std::ceil(std::log2(double(n))) + 24 + std::ceil(double(n) / wave);
     EXPECT_NEAR(double(first), exact, chain * 0x1p-24 * exact);
@@ -417,21 +406,22 @@ struct to_stats {
   __host__ __device__ stats operator()(std::int32_t x) const { return {x, 1, x, x}; }
 };
 
-// Every combination of partials at the small sizes the sanitizers run (under each shape a
-// test sets with a hook): accumulators of one, two and six slot words, async and blocking,
+// Every combination of partials at the small sizes the sanitizers run (under the launch
+// options a test gives): accumulators of one, two and six slot words, async and blocking,
 // many launches in a row on one workspace (each must leave the slots and the ticket as it
 // found them), and the arg reductions.
-void check_combinations(const std::string& shape) {
-  const std::uint64_t seed = cured::bench::fresh_seed();
+void check_combinations(const launch_options& o, const std::string& shape) {
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::int64_t n_max = std::min<std::int64_t>(cured::test::max_test_n(), 100003);
   device_buffer<std::int32_t> d(n_max);
-  cured::bench::fill_device(d.data(), n_max, seed);
+  cured::harness::fill_device(d.data(), n_max, seed);
   const std::vector<std::int32_t> h = to_host(d.data(), n_max);
   cured::workspace ws;
   device_buffer<std::int64_t> d_sum(1);
   device_buffer<std::int32_t> d_max(1);
   device_buffer<stats> d_stats(1);
+  const cured::device::identity_transform as_is;
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(5), std::int64_t(4999), n_max}) {
     if (n > n_max) continue;
     const std::string where = shape + ", n " + std::to_string(n);
@@ -441,18 +431,18 @@ void check_combinations(const std::string& shape) {
       want.lo = std::min(want.lo, h[i]);
       want.hi = std::max(want.hi, h[i]);
     }
-    cured::sum_async(d.data(), n, d_sum.data(), ws);
-    EXPECT_EQ(to_host(d_sum.data(), 1)[0], want.sum) << where << " sum";
-    EXPECT_EQ(cured::sum(d.data(), n), want.sum) << where << " blocking sum";
-    cured::max_async(d.data(), n, d_max.data(), ws);
-    EXPECT_EQ(to_host(d_max.data(), 1)[0], want.hi) << where << " max";
-    cured::transform_reduce_async(d.data(), n, d_stats.data(), to_stats{}, stats_op{}, stats_op{}.identity(), ws);
-    const stats got = to_host(d_stats.data(), 1)[0];
-    EXPECT_TRUE(got.sum == want.sum && got.count == want.count && got.lo == want.lo && got.hi == want.hi) << where
-                                                                                                           << " stats";
-    const stats blocking = cured::transform_reduce(d.data(), n, to_stats{}, stats_op{}, stats_op{}.identity());
-    EXPECT_TRUE(blocking.sum == want.sum && blocking.count == want.count) << where << " blocking stats";
-    check_args(d.data(), h, 0, n, ws, where);
+    for (bool blocking : {false, true}) {
+      const std::string at = where + (blocking ? " blocking" : "");
+      EXPECT_EQ(reduce_with(o, blocking, d.data(), n, as_is, cured::plus{}, std::int64_t(0), ws, d_sum), want.sum)
+          << at << " sum";
+      EXPECT_EQ(reduce_with(o, blocking, d.data(), n, as_is, cured::maximum{}, INT32_MIN, ws, d_max), want.hi)
+          << at << " max";
+      const stats got =
+          reduce_with(o, blocking, d.data(), n, to_stats{}, stats_op{}, stats_op{}.identity(), ws, d_stats);
+      EXPECT_TRUE(got.sum == want.sum && got.count == want.count && got.lo == want.lo && got.hi == want.hi)
+          << at << " stats";
+    }
+    check_args(d.data(), h, 0, n, ws, where, o);
   }
 }
 
@@ -461,10 +451,8 @@ void check_combinations(const std::string& shape) {
 TEST(Reduce, ForcedGridsCombineEveryBlock) {
   CURED_REQUIRE_GPU();
   const std::int64_t most = std::int64_t(cured::workspace().sm_count()) * cured::workspace::max_blocks_per_sm;
-  for (std::int64_t grid : {std::int64_t(2), std::int64_t(3), std::int64_t(7), std::int64_t(1025), most}) {
-    forced_grid g(grid);
-    check_combinations("grid " + std::to_string(grid));
-  }
+  for (std::int64_t grid : {std::int64_t(2), std::int64_t(3), std::int64_t(7), std::int64_t(1025), most})
+    check_combinations({.grid = grid}, "grid " + std::to_string(grid));
 }
 
 // The combination in one cluster (Hopper and later): clusters of 2 to 16 blocks, as many as
@@ -473,17 +461,16 @@ TEST(Reduce, ForcedClustersCombineEveryBlock) {
   CURED_REQUIRE_GPU();
   int major = 0;
   CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-  using load = cured::detail::transform_load<std::int64_t, cured::detail::identity_transform>;
-  constexpr auto kernel = cured::device::single_pass_kernel<cured::device::policy, std::int32_t, std::int64_t, load,
-                                                            cured::plus, cured::detail::no_finish, true>;
-  const unsigned limit = cured::device::cluster_limit<kernel>(0, cured::device::policy::block);
-  // Built for Hopper, a Hopper device runs clusters: otherwise the hook would be ignored and this
-  // test would check the plain grids again.
+  using policy = cured::detail::single_pass_policy;
+  using load = cured::device::transform_load<std::int64_t, cured::device::identity_transform>;
+  constexpr auto kernel = cured::device::single_pass_kernel<policy, std::int32_t, std::int64_t, load, cured::plus,
+                                                            cured::device::no_finish, true>;
+  const unsigned limit = cured::detail::cluster_limit<kernel>(0, policy::block);
+  // Built for Hopper, a Hopper device runs clusters: otherwise the option would be ignored and
+  // this test would check the plain grids again.
   if (major >= 9) EXPECT_GE(limit, 8u);
-  for (unsigned blocks : {2u, 3u, 5u, 8u, 16u}) {
-    forced_cluster c(blocks);
-    check_combinations("cluster of up to " + std::to_string(blocks) + " blocks");
-  }
+  for (unsigned blocks : {2u, 3u, 5u, 8u, 16u})
+    check_combinations({.cluster = blocks}, "cluster of up to " + std::to_string(blocks) + " blocks");
 }
 
 struct square {
@@ -523,7 +510,7 @@ TEST(Reduce, UserTypeWithUserOperator) {
   CURED_REQUIRE_GPU();
   const std::int64_t n = 333333;
   device_buffer<float> d(n);
-  cured::bench::fill_device<float, true>(d.data(), n, 11);
+  cured::harness::fill_device<float, true>(d.data(), n, 11);
   const std::vector<float> h = to_host(d.data(), n);
   const range r = cured::transform_reduce(d.data(), n, to_range{}, range_op{}, range{INFINITY, -INFINITY});
   EXPECT_EQ(r.lo, *std::min_element(h.begin(), h.end()));
@@ -585,10 +572,10 @@ TEST(Reduce, GraphCaptureAndReplay) {
   cudaGraphExec_t exec;
   CURED_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    cured::bench::fill_device(d.data(), n, seed);
+    cured::harness::fill_device(d.data(), n, seed);
     CURED_CHECK(cudaGraphLaunch(exec, s));
     CURED_CHECK(cudaStreamSynchronize(s));
-    EXPECT_EQ(to_host(out.data(), 1)[0], float(cured::bench::exact_family_sum<float>(n, seed))) << "replay " << seed;
+    EXPECT_EQ(to_host(out.data(), 1)[0], float(cured::harness::exact_family_sum<float>(n, seed))) << "replay " << seed;
   }
   CURED_CHECK(cudaGraphExecDestroy(exec));
   CURED_CHECK(cudaGraphDestroy(graph));
@@ -599,9 +586,9 @@ TEST(Reduce, SeveralStreamsAndHostThreadsAtOnce) {
   CURED_REQUIRE_GPU();
   const std::int64_t n = 3000017;
   device_buffer<std::int32_t> d(n);
-  cured::bench::fill_device(d.data(), n, 99);
-  const std::int64_t want = std::int64_t(cured::bench::exact_family_sum<std::int32_t>(n, 99));
-  const std::int64_t want_less_one = want - std::int64_t(cured::bench::exact_value<std::int32_t>(99, n - 1));
+  cured::harness::fill_device(d.data(), n, 99);
+  const std::int64_t want = std::int64_t(cured::harness::exact_family_sum<std::int32_t>(n, 99));
+  const std::int64_t want_less_one = want - std::int64_t(cured::harness::exact_value<std::int32_t>(99, n - 1));
   std::vector<std::thread> pool;
   std::vector<int> bad(8, 0);
   for (int t = 0; t < 8; ++t) {
@@ -639,7 +626,7 @@ TEST(Reduce, BlockingFormsAlternateStreams) {
   CURED_REQUIRE_GPU();
   const std::int64_t n = std::min<std::int64_t>(3000017, cured::test::max_test_n());
   device_buffer<std::int32_t> d(n);
-  cured::bench::fill_device(d.data(), n, 7);
+  cured::harness::fill_device(d.data(), n, 7);
   const std::vector<std::int32_t> h = to_host(d.data(), n);
   cudaStream_t s[2];
   for (auto& x : s) CURED_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
@@ -677,7 +664,7 @@ TEST(Reduce, WorkspaceOnTwoStreamsAtOnceIsAnError) {
   CURED_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
   device_buffer<float> d(1000), out(1);
   device_buffer<key_value<float>> arg(1);
-  cured::bench::fill_device(d.data(), 1000, 1);
+  cured::harness::fill_device(d.data(), 1000, 1);
   cured::workspace ws;
   const std::function<void(cudaStream_t)> calls[] = {
       [&](cudaStream_t s) { cured::sum_async(d.data(), 1000, out.data(), ws, s); },
@@ -737,11 +724,11 @@ void large_sum_test() {
   const std::size_t need = std::size_t(n) * sizeof(T) + (std::size_t(1) << 30);
   if (n > cured::test::max_test_n()) GTEST_SKIP() << "above CURED_TEST_MAX_N";
   if (cured::test::free_device_bytes() < need) GTEST_SKIP() << "needs " << (need >> 20) << " MiB of device memory";
-  const std::uint64_t seed = cured::bench::fresh_seed();
+  const std::uint64_t seed = cured::harness::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   device_buffer<T> d(n);
-  cured::bench::fill_device(d.data(), n, seed);
-  EXPECT_EQ(show(cured::sum(d.data(), n)), show(acc(cured::bench::exact_family_sum<T>(n, seed))));
+  cured::harness::fill_device(d.data(), n, seed);
+  EXPECT_EQ(show(cured::sum(d.data(), n)), show(acc(cured::harness::exact_family_sum<T>(n, seed))));
   if constexpr (std::is_floating_point_v<T>) {
     // A unique maximum planted near the end checks indices past 2^32.
     const T big = T(100);

@@ -4,35 +4,45 @@
 //   float s = cured::warp::reduce(v, cured::plus{});   // valid in lane 0 only
 //
 // Contract: every lane of a full warp calls it; the result is valid in lane 0 only.
-// Works for any trivially copyable Acc: arithmetic types shuffle directly, others (key_value,
-// user types) as a sequence of 32-bit words.
+// Works for any trivially copyable T: arithmetic types shuffle directly, others as their 32-bit
+// words, unless warp::shuffle<T> is specialized (a type with padding shuffles only its fields).
 
-#include <cstring>
 #include <type_traits>
+
+#include "cured/thread/words.cuh"
 
 namespace cured::warp {
 
-template <class T>
-__device__ __forceinline__ T shuffle_down(const T& v, int offset) {
-  if constexpr (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {
-    return __shfl_down_sync(0xffffffffu, v, offset);
-  } else {
+/// How a T crosses lanes: down(v, offset) returns lane (this + offset)'s v.
+template <class T, class = void>
+struct shuffle {
+  __device__ __forceinline__ static T down(const T& v, int offset) {
     static_assert(std::is_trivially_copyable_v<T>, "cured: accumulators must be trivially copyable");
-    constexpr int words = (sizeof(T) + 3) / 4;
-    unsigned in[words] = {}, out[words];
-    memcpy(in, &v, sizeof(T));
+    constexpr int words = device::word_count<T>;
+    unsigned in[words], out[words];
+    device::words_of(v, in);
 #pragma unroll
     for (int w = 0; w < words; ++w) out[w] = __shfl_down_sync(0xffffffffu, in[w], offset);
-    T r;
-    memcpy(&r, out, sizeof(T));
-    return r;
+    return device::from_words<T>(out);
   }
+};
+
+template <class T>
+struct shuffle<T, std::enable_if_t<std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)>> {
+  __device__ __forceinline__ static T down(const T& v, int offset) { return __shfl_down_sync(0xffffffffu, v, offset); }
+};
+
+template <class T>
+__device__ __forceinline__ T shuffle_down(const T& v, int offset) {
+  return shuffle<T>::down(v, offset);
 }
 
-template <class T, class Op>
+/// op over lanes [0, Lanes) of the warp, into lane 0 (Lanes a power of two, at most 32).
+template <int Lanes = 32, class T, class Op>
 __device__ __forceinline__ T reduce(T v, Op op) {
+  static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0, "cured: lanes must be a power of two <= 32");
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, shuffle_down(v, offset));
+  for (int offset = Lanes / 2; offset > 0; offset >>= 1) v = op(v, shuffle_down(v, offset));
   return v;
 }
 

@@ -1,0 +1,40 @@
+#pragma once
+// The blocking forms: a launch into the calling thread's workspace, then a wait for the
+// kernel's report (cured/completion.cuh).
+//
+//   float s = detail::blocking<float>(stream, [&](float* d_out, workspace& ws) {
+//     detail::reduce<mode::blocking>(..., d_out, ..., ws, stream);
+//   });
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "cured/workspace.cuh"
+
+namespace cured::detail {
+
+/// The calling thread's workspace for the blocking forms: one per device, made on first use.
+inline workspace& thread_workspace() {
+  thread_local std::vector<std::unique_ptr<workspace>> per_device;
+  const int device = workspace::current_device();
+  if (per_device.size() <= std::size_t(device)) per_device.resize(device + 1);
+  if (!per_device[device]) per_device[device] = std::make_unique<workspace>(device);
+  return *per_device[device];
+}
+
+/// Runs `enqueue(d_result, ws)` (a mode::blocking launch into the thread's workspace), waits
+/// for the result and returns it.
+template <class Acc, class Enqueue>
+Acc blocking(cudaStream_t stream, Enqueue enqueue) {
+  workspace& ws = thread_workspace();
+  ws.arm_completion();
+  enqueue(static_cast<Acc*>(ws.host_result_on_device()), ws);
+  Acc r;
+  ws.wait_for_result(stream, &r, sizeof(Acc));
+  return r;
+}
+
+}  // namespace cured::detail

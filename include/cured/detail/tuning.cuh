@@ -1,0 +1,54 @@
+#pragma once
+// The kernels' tuning, one policy per launch. Beside each value: why, the figure, where it was
+// measured (H200; the evidence under the named headings of docs/PERF.md).
+
+namespace cured::detail {
+
+/// single_pass_kernel beyond one small block.
+struct single_pass_policy {
+  /// One block per SM: as many loads in flight as eight blocks of 256, a grid 8x smaller, and one
+  /// block covers 64 KiB without a hand-over (2^13/2^14 floats 5.5/5.9 -> 4.4/4.7 us;
+  /// PERF.md#one-block-of-1024-threads-per-multiprocessor).
+  static constexpr unsigned block = 1024;
+  /// 16-byte loads in flight per thread: 64 KiB per SM (PERF.md#one-block-of-1024-threads-per-multiprocessor).
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 1;
+};
+
+/// small_kernel: inputs one round of its loads covers (16 KiB).
+struct small_policy {
+  /// 256 threads start and finish sooner than 1024 (0.1-0.2 us at 2^10..2^12
+  /// floats; PERF.md#small_kernel-for-inputs-of-16-kib-and-less).
+  static constexpr unsigned block = 256;
+  static constexpr int unroll = 4;
+};
+
+/// arg_kernel (argmin, argmax).
+struct arg_policy {
+  static constexpr unsigned block = 256;
+  static constexpr int unroll = 4;
+  /// Four blocks: 64 KiB in flight per SM; at eight (32 registers) the float kernel spilled and
+  /// split each tile's loads in two trips (2^22 floats 13.8 -> 12.1 us at four; PERF.md#the-arg-kernel).
+  static constexpr int min_blocks_per_sm = 4;
+};
+
+/// exact_sum's kernels run blocks of Block = 128 or 256 threads (256 unless a test asks).
+template <unsigned Block>
+struct exact_bins_policy {  ///< bins_kernel (float, bfloat16, half)
+  static constexpr unsigned block = Block;
+  static constexpr int unroll = 4;
+};
+template <unsigned Block>
+struct exact_fast_policy {  ///< the double sums' fast pass (single_pass_kernel over bounded_plus)
+  static constexpr unsigned block = Block;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 2048 / Block;
+};
+template <unsigned Block>
+struct exact_pass_policy {  ///< exact_double_kernel: four loads in flight, 64 registers at most
+  static constexpr unsigned block = Block;
+  static constexpr int unroll = 4;
+  static constexpr int min_blocks_per_sm = 1024 / Block;
+};
+
+}  // namespace cured::detail

@@ -10,6 +10,14 @@
 #   scripts/device_check.sh exact   # the exact-sum tests, then exact_sum against cured::sum and CUB (normal and spread data)
 #   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
 #   scripts/device_check.sh all     # tests and bench
+#   scripts/device_check.sh compare BASE_SRC [RENAME ...]
+#                                   # another source tree's cured-bench (say, git archive of the
+#                                   # last release) against this one's in one run: base, new, new,
+#                                   # base; the cub/cured tables side by side and whether each
+#                                   # kernel's SASS is the same (RENAME: compare_sass.py rules)
+#
+# SANITIZE_TOOLS and SANITIZE_SUITES narrow the sanitize mode (default: every tool, the suites
+# ladder library exact).
 set -uo pipefail
 mode=${1:-all}
 out=device-out
@@ -38,8 +46,8 @@ fi
 if [[ $mode == sanitize || $mode == all ]]; then
   # Small sizes only: the sanitizers slow kernels down a hundredfold or more.
   export CURED_TEST_MAX_N=5000
-  for tool in memcheck racecheck initcheck synccheck; do
-    for t in ladder library exact; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    for t in ${SANITIZE_SUITES:-ladder library exact}; do
       bin="$build/tests/$t/cured_tests_$t"
       [[ $t == exact ]] && bin="$build/tests/library/cured_tests_exact"
       filter='*'
@@ -115,6 +123,38 @@ if [[ $mode == exact ]]; then
   fi
 fi
 
+if [[ $mode == compare ]]; then
+  base_src=${2:?compare needs the base source tree}
+  shift 2
+  base_build=build/base
+  { cmake -S "$base_src" -B "$base_build" -DCMAKE_BUILD_TYPE=Release -DCURED_BUILD_TESTS=OFF \
+      -DCURED_BUILD_EXAMPLES=OFF && cmake --build "$base_build" -j"$(nproc)" --target cured-bench; } \
+    >"$out/base_build.log" 2>&1
+  note "base build: rc=$?"
+  sizes=${COMPARE_SIZES:-2^10..2^30}
+  for run in base1 new1 new2 base2; do
+    bench="$build/bench/cured-bench"
+    [[ $run == base* ]] && bench="$base_build/bench/cured-bench"
+    "$bench" --impl cured,cub --types float,int32,double,half --ops sum --sizes "$sizes" --mode cold \
+      --format json --out "$out/compare_sum_$run.json" 2>"$out/compare_sum_$run.err"
+    rc1=$?
+    "$bench" --impl cured,cub --types float,double --ops min,max,argmax,exact_sum --sizes "$sizes" --mode cold \
+      --format json --out "$out/compare_ops_$run.json" 2>"$out/compare_ops_$run.err"
+    note "compare run $run: rc=$rc1 $?"
+  done
+  for what in sum ops; do
+    python3 scripts/compare_reports.py --base "$out/compare_${what}_base1.json" "$out/compare_${what}_base2.json" \
+      --new "$out/compare_${what}_new1.json" "$out/compare_${what}_new2.json" >"$out/compare_$what.md" 2>&1
+    note "compare $what: rc=$?"
+    while IFS= read -r line; do note "  $line"; done < <(grep -E '^\| [a-z0-9]+ \| [a-z_]+ \|' "$out/compare_$what.md")
+  done
+  rules=()
+  for r in "$@"; do rules+=(--rename "$r"); done
+  python3 scripts/compare_sass.py "$base_build/bench/cured-bench" "$build/bench/cured-bench" "${rules[@]}" \
+    >"$out/compare_sass.txt" 2>&1
+  note "sass: rc=$? $(tail -1 "$out/compare_sass.txt")"
+fi
+
 if [[ $mode == profile ]]; then
   python3 scripts/profile_ladder.py --bench "$build/bench/cured-bench" --out "$out/profile" --budget-s 420 \
     >"$out/profile.log" 2>&1
@@ -124,7 +164,8 @@ fi
 printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   tar czf "$OUT/device-out.tgz" "$out"
-  for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md summary.txt; do
+  for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
+           compare_sum.md compare_ops.md compare_sass.txt summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
   done
 fi

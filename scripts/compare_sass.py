@@ -70,10 +70,12 @@ def main(argv):
     rules = [tuple(r.split("=", 1)) for r in args.rename]
     sass = [parse_sass(subprocess.run([tool("cuobjdump"), "-sass", f], capture_output=True, text=True,
                                       check=True).stdout) for f in (args.base, args.new)]
-    same, differing, only_base, only_new = compare(sass[0], sass[1], demangle(list(sass[0])),
-                                                   demangle(list(sass[1])), rules)
+    base_names, new_names = demangle(list(sass[0])), demangle(list(sass[1]))
+    same, differing, only_base, only_new = compare(sass[0], sass[1], base_names, new_names, rules)
+    by_name = [{rename(names[k], rules): v for k, v in kernels.items()}
+               for kernels, names in ((sass[0], base_names), (sass[1], new_names))]
     for k in differing:
-        print(f"differs: {k}")
+        print(f"differs ({len(by_name[0][k])} -> {len(by_name[1][k])} instructions): {k}")
     for k in only_base:
         print(f"base only: {k}")
     for k in only_new:

@@ -138,7 +138,7 @@ if [[ $mode == compare ]]; then
     "$bench" --impl cured,cub --types float,int32,double,half --ops sum --sizes "$sizes" --mode cold \
       --format json --out "$out/compare_sum_$run.json" 2>"$out/compare_sum_$run.err"
     rc1=$?
-    "$bench" --impl cured,cub --types float,double --ops min,max,argmax,exact_sum --sizes "$sizes" --mode cold \
+    "$bench" --impl cured,cub --types float,double --ops sum,min,max,argmax,exact_sum --sizes "$sizes" --mode cold \
       --format json --out "$out/compare_ops_$run.json" 2>"$out/compare_ops_$run.err"
     note "compare run $run: rc=$rc1 $?"
   done

@@ -34,11 +34,28 @@ namespace detail {
 template <class Explicit, class T>
 using sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<T>, Explicit>;
 
-template <mode M, class T, class Init, class Transform, class Op>
-void transform_reduce(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init, workspace& ws,
-                      cudaStream_t stream) {
-  reduce<M, Init>(d_in, n, d_out, device::transform_load<Init, Transform>{transform}, op, device::no_finish{}, init, ws,
-                  stream);
+/// The one step from every public form but the arg ones to the dispatch: init op
+/// transform(d_in[0]) op ..., into d_out (async) or returned (blocking).
+template <class T, class Init, class Transform, class Op>
+void plain_async(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init, workspace& ws,
+                 cudaStream_t stream) {
+  reduce<mode::async>(d_in, n, d_out, device::transform_load<Init, Transform>{transform}, op, device::no_finish{}, init,
+                      ws, stream);
+}
+
+template <class T, class Init, class Transform, class Op>
+Init plain_blocking(const T* d_in, std::int64_t n, Transform transform, Op op, Init init, cudaStream_t stream) {
+  return blocking<Init>(stream, [&](Init* d_out, workspace& ws) {
+    reduce<mode::blocking>(d_in, n, d_out, device::transform_load<Init, Transform>{transform}, op, device::no_finish{},
+                           init, ws, stream);
+  });
+}
+
+template <bool Max, class T>
+key_value<T> arg_blocking(const T* d_in, std::int64_t n, cudaStream_t stream) {
+  return blocking<key_value<T>>(stream, [&](key_value<T>* d_out, workspace& ws) {
+    arg_reduce<mode::blocking, Max>(d_in, n, d_out, ws, stream);
+  });
 }
 
 }  // namespace detail
@@ -49,14 +66,14 @@ void transform_reduce(const T* d_in, std::int64_t n, Init* d_out, Transform tran
 template <class T, class Init, class Transform, class Op>
 void transform_reduce_async(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init,
                             workspace& ws, cudaStream_t stream = nullptr) {
-  detail::transform_reduce<detail::mode::async>(d_in, n, d_out, transform, op, init, ws, stream);
+  detail::plain_async(d_in, n, d_out, transform, op, init, ws, stream);
 }
 
 /// d_out[0] = init op d_in[0] op ... op d_in[n-1], accumulated in Init.
 template <class T, class Init, class Op>
 void reduce_async(const T* d_in, std::int64_t n, Init* d_out, Op op, Init init, workspace& ws,
                   cudaStream_t stream = nullptr) {
-  transform_reduce_async(d_in, n, d_out, device::identity_transform{}, op, init, ws, stream);
+  detail::plain_async(d_in, n, d_out, device::identity_transform{}, op, init, ws, stream);
 }
 
 /// Sum in Acc (default cured::accumulator_t<T>).
@@ -64,17 +81,17 @@ template <class Acc = void, class T>
 void sum_async(const T* d_in, std::int64_t n, detail::sum_type<Acc, T>* d_out, workspace& ws,
                cudaStream_t stream = nullptr) {
   using acc = detail::sum_type<Acc, T>;
-  reduce_async(d_in, n, d_out, plus{}, acc(0), ws, stream);
+  detail::plain_async(d_in, n, d_out, device::identity_transform{}, plus{}, acc(0), ws, stream);
 }
 
 template <class T>
 void min_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStream_t stream = nullptr) {
-  reduce_async(d_in, n, d_out, minimum{}, minimum::identity<T>(), ws, stream);
+  detail::plain_async(d_in, n, d_out, device::identity_transform{}, minimum{}, minimum::identity<T>(), ws, stream);
 }
 
 template <class T>
 void max_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStream_t stream = nullptr) {
-  reduce_async(d_in, n, d_out, maximum{}, maximum::identity<T>(), ws, stream);
+  detail::plain_async(d_in, n, d_out, device::identity_transform{}, maximum{}, maximum::identity<T>(), ws, stream);
 }
 
 template <class T>
@@ -92,44 +109,38 @@ void argmax_async(const T* d_in, std::int64_t n, key_value<T>* d_out, workspace&
 template <class T, class Init, class Transform, class Op>
 Init transform_reduce(const T* d_in, std::int64_t n, Transform transform, Op op, Init init,
                       cudaStream_t stream = nullptr) {
-  return detail::blocking<Init>(stream, [&](Init* d_out, workspace& ws) {
-    detail::transform_reduce<detail::mode::blocking>(d_in, n, d_out, transform, op, init, ws, stream);
-  });
+  return detail::plain_blocking(d_in, n, transform, op, init, stream);
 }
 
 template <class T, class Init, class Op>
 Init reduce(const T* d_in, std::int64_t n, Op op, Init init, cudaStream_t stream = nullptr) {
-  return transform_reduce(d_in, n, device::identity_transform{}, op, init, stream);
+  return detail::plain_blocking(d_in, n, device::identity_transform{}, op, init, stream);
 }
 
 template <class Acc = void, class T>
 detail::sum_type<Acc, T> sum(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
   using acc = detail::sum_type<Acc, T>;
-  return reduce(d_in, n, plus{}, acc(0), stream);
+  return detail::plain_blocking(d_in, n, device::identity_transform{}, plus{}, acc(0), stream);
 }
 
 template <class T>
 T min(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return reduce(d_in, n, minimum{}, minimum::identity<T>(), stream);
+  return detail::plain_blocking(d_in, n, device::identity_transform{}, minimum{}, minimum::identity<T>(), stream);
 }
 
 template <class T>
 T max(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return reduce(d_in, n, maximum{}, maximum::identity<T>(), stream);
+  return detail::plain_blocking(d_in, n, device::identity_transform{}, maximum{}, maximum::identity<T>(), stream);
 }
 
 template <class T>
 key_value<T> argmin(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::blocking<key_value<T>>(stream, [&](key_value<T>* d_out, workspace& ws) {
-    detail::arg_reduce<detail::mode::blocking, false>(d_in, n, d_out, ws, stream);
-  });
+  return detail::arg_blocking<false>(d_in, n, stream);
 }
 
 template <class T>
 key_value<T> argmax(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::blocking<key_value<T>>(stream, [&](key_value<T>* d_out, workspace& ws) {
-    detail::arg_reduce<detail::mode::blocking, true>(d_in, n, d_out, ws, stream);
-  });
+  return detail::arg_blocking<true>(d_in, n, stream);
 }
 
 }  // namespace cured

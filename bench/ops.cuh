@@ -127,124 +127,82 @@ struct exact_sum_op {
   }
 };
 
-/// min: the smallest value (cured::detail::less's order).
-struct min_op {
-  static constexpr std::string_view name = "min";
+/// min (Max false) and max (Max true): the extreme value (cured::detail::less's order).
+template <bool Max>
+struct extreme_op {
+  static constexpr std::string_view name = Max ? "max" : "min";
   static constexpr answer_field field = answer_field::value;
   static constexpr bool ladder = false;
   template <class T>
   static answer<T> expect(reference<T>& r) {
     answer<T> a;
-    a.value = r.first_min().value;
+    a.value = (Max ? r.first_max() : r.first_min()).value;
     return a;
   }
   template <class T>
   static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
-    return cub::DeviceReduce::Min(temp, bytes, in.d, out.value.data(), in.n, s);
+    if constexpr (Max) return cub::DeviceReduce::Max(temp, bytes, in.d, out.value.data(), in.n, s);
+    else return cub::DeviceReduce::Min(temp, bytes, in.d, out.value.data(), in.n, s);
   }
   template <class T>
   static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
-    cured::min_async(in.d, in.n, out.value.data(), ws, s);
+    if constexpr (Max) cured::max_async(in.d, in.n, out.value.data(), ws, s);
+    else cured::min_async(in.d, in.n, out.value.data(), ws, s);
   }
   template <class T>
   static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.value = cured::min(in.d, in.n, s);
+    got.value = Max ? cured::max(in.d, in.n, s) : cured::min(in.d, in.n, s);
   }
   template <class T>
   static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.value = thrust::reduce(thrust::cuda::par.on(s), in.d, in.d + in.n, minimum::identity<T>(), thrust::minimum<T>());
+    const auto policy = thrust::cuda::par.on(s);
+    if constexpr (Max)
+      got.value = thrust::reduce(policy, in.d, in.d + in.n, maximum::identity<T>(), thrust::maximum<T>());
+    else
+      got.value = thrust::reduce(policy, in.d, in.d + in.n, minimum::identity<T>(), thrust::minimum<T>());
   }
 };
 
-/// max: the largest value (cured::detail::less's order).
-struct max_op {
-  static constexpr std::string_view name = "max";
-  static constexpr answer_field field = answer_field::value;
-  static constexpr bool ladder = false;
-  template <class T>
-  static answer<T> expect(reference<T>& r) {
-    answer<T> a;
-    a.value = r.first_max().value;
-    return a;
-  }
-  template <class T>
-  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
-    return cub::DeviceReduce::Max(temp, bytes, in.d, out.value.data(), in.n, s);
-  }
-  template <class T>
-  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
-    cured::max_async(in.d, in.n, out.value.data(), ws, s);
-  }
-  template <class T>
-  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.value = cured::max(in.d, in.n, s);
-  }
-  template <class T>
-  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.value = thrust::reduce(thrust::cuda::par.on(s), in.d, in.d + in.n, maximum::identity<T>(), thrust::maximum<T>());
-  }
-};
-
-/// argmin: the first index of the smallest value. cured's asynchronous form writes a key_value.
-struct argmin_op {
-  static constexpr std::string_view name = "argmin";
+/// argmin (Max false) and argmax (Max true): the first index of the extreme value. cured's
+/// asynchronous form writes a key_value.
+template <bool Max>
+struct arg_op {
+  static constexpr std::string_view name = Max ? "argmax" : "argmin";
   static constexpr answer_field field = answer_field::index;
   static constexpr bool ladder = false;
   template <class T>
   static answer<T> expect(reference<T>& r) {
     answer<T> a;
-    a.index = r.first_min().index;
+    a.index = (Max ? r.first_max() : r.first_min()).index;
     return a;
   }
   template <class T>
   static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
-    return cub::DeviceReduce::ArgMin(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
+    if constexpr (Max)
+      return cub::DeviceReduce::ArgMax(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
+    else
+      return cub::DeviceReduce::ArgMin(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
   }
   template <class T>
   static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
-    cured::argmin_async(in.d, in.n, out.kv.data(), ws, s);
+    if constexpr (Max) cured::argmax_async(in.d, in.n, out.kv.data(), ws, s);
+    else cured::argmin_async(in.d, in.n, out.kv.data(), ws, s);
   }
   template <class T>
   static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.index = cured::argmin(in.d, in.n, s).index;
+    got.index = (Max ? cured::argmax(in.d, in.n, s) : cured::argmin(in.d, in.n, s)).index;
   }
   template <class T>
   static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.index = thrust::min_element(thrust::cuda::par.on(s), in.d, in.d + in.n) - in.d;
-  }
-};
-
-/// argmax: the first index of the largest value. cured's asynchronous form writes a key_value.
-struct argmax_op {
-  static constexpr std::string_view name = "argmax";
-  static constexpr answer_field field = answer_field::index;
-  static constexpr bool ladder = false;
-  template <class T>
-  static answer<T> expect(reference<T>& r) {
-    answer<T> a;
-    a.index = r.first_max().index;
-    return a;
-  }
-  template <class T>
-  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
-    return cub::DeviceReduce::ArgMax(temp, bytes, in.d, out.value.data(), out.index.data(), in.n, s);
-  }
-  template <class T>
-  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
-    cured::argmax_async(in.d, in.n, out.kv.data(), ws, s);
-  }
-  template <class T>
-  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.index = cured::argmax(in.d, in.n, s).index;
-  }
-  template <class T>
-  static void thrust(const input<T>& in, answer<T>& got, cudaStream_t s) {
-    got.index = thrust::max_element(thrust::cuda::par.on(s), in.d, in.d + in.n) - in.d;
+    const auto policy = thrust::cuda::par.on(s);
+    if constexpr (Max) got.index = thrust::max_element(policy, in.d, in.d + in.n) - in.d;
+    else got.index = thrust::min_element(policy, in.d, in.d + in.n) - in.d;
   }
 };
 
 /// The table, in the order of op_names_in_order.
-using op_entries = std::tuple<sum_op, exact_sum_op, min_op, max_op, argmin_op, argmax_op>;
+using op_entries =
+    std::tuple<sum_op, exact_sum_op, extreme_op<false>, extreme_op<true>, arg_op<false>, arg_op<true>>;
 
 template <class... Entries>
 constexpr bool named_in_order(std::type_identity<std::tuple<Entries...>>) {

@@ -6,7 +6,7 @@
 //
 // The public API: reduce.cuh (the whole-array reductions), exact.cuh (the exact sums), ops.cuh
 // (the operators), workspace.cuh (the scratch of the asynchronous forms), accumulate.cuh (the
-// accumulator and result types), error.cuh (cured::error).
+// accumulator and result types), view.cuh (strided N-D views and axes), error.cuh (cured::error).
 //
 // Below it, calls go one way, each layer in its folder:
 //   detail/  the dispatch: the one launch decision, per-device caches, the launch, tuning
@@ -21,4 +21,5 @@
 #include "cured/exact.cuh"
 #include "cured/ops.cuh"
 #include "cured/reduce.cuh"
+#include "cured/view.cuh"
 #include "cured/workspace.cuh"

@@ -64,8 +64,9 @@ void print_list() {
   std::printf(" (the ladder and cpu-mt: sum only; exact_sum: floating types,\n"
               "     cured, cured-blocking and cpu (cured::cpu::exact_sum, float and double) only)\n");
   std::printf("data (--data): exact (small integers, every sum exact; the default), normal (N(0,1) values),\n"
-              "     spread (random exponents over the type's whole finite range); normal and spread: float,\n"
-              "     double and half, checked against the exact sum of the device's values\n");
+              "     spread (random exponents over the type's whole finite range), cancel (uniform in [-1, 1)),\n"
+              "     boundary (1, half an ulp, then pairs v, -v: a rounding tie for even n), subnormal; all but\n"
+              "     exact: float, double and half, checked against the exact sum of the device's values\n");
 }
 
 int run(int argc, char** argv) {

@@ -21,7 +21,7 @@ constexpr u128 u128_max = ~u128(0);
 constexpr std::array<std::string_view, 17> impl_list = {
     "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
     "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
-constexpr std::array<std::string_view, 3> data_list = {"exact", "normal", "spread"};
+constexpr std::array<std::string_view, 6> data_list = {"exact", "normal", "spread", "cancel", "boundary", "subnormal"};
 
 /// The names of bench/types.txt's types, in its order.
 constexpr auto type_list = [] {
@@ -30,7 +30,7 @@ constexpr auto type_list = [] {
   return names;
 }();
 
-/// Whether `type` has the normal and spread families.
+/// Whether `type` has the families other than exact.
 bool floating_type(std::string_view type) {
   return std::any_of(type_table.begin(), type_table.end(),
                      [&](const type_name_entry& t) { return t.name == type && t.floating; });
@@ -207,7 +207,7 @@ std::uint64_t parse_seed(std::string_view s) {
 data_family parse_data(std::string_view s) {
   for (std::size_t i = 0; i < data_list.size(); ++i)
     if (s == data_list[i]) return data_family(i);
-  throw parse_error("unknown data family " + quoted(s) + " (exact, normal or spread)");
+  throw parse_error("unknown data family " + quoted(s) + " (exact, normal, spread, cancel, boundary or subnormal)");
 }
 
 options::format parse_format(std::string_view s) {
@@ -427,7 +427,7 @@ options parse_options(int argc, const char* const* argv) {
     for (const auto& t : opt.types)
       if (!floating_type(t))
         throw parse_error("type " + quoted(t) + " has no " + std::string(data_name(opt.data)) +
-                          " data (--data normal and spread take float, double and half)");
+                          " data (--data other than exact takes float, double and half)");
   }
   if (opt.ops.empty()) opt.ops = {"sum"};
 
@@ -483,9 +483,11 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
                    (exact_sum: cured's correctly rounded sum, floating types;
                    rows for cured, cured-blocking and cpu only)
   --data FAMILY    the inputs: exact (small integers: every sum exact),
-                   normal (N(0,1) values) or spread (random exponents over the
-                   type's whole range); normal and spread take float, double
-                   and half, and default to --types float,double     [exact]
+                   normal (N(0,1) values), spread (random exponents over the
+                   type's whole range), cancel (uniform in [-1,1)), boundary
+                   (an exact sum on a rounding tie under cancellation) or
+                   subnormal; all but exact take float, double and half,
+                   and default to --types float,double               [exact]
   --mode MODE      cold, hot or both                                      [both]
   --samples N      timed samples per measurement (default: automatic)
   --device N       CUDA device                                            [0]

@@ -10,6 +10,13 @@ namespace cured::harness {
 /// spread: random sign and mantissa, binary exponent uniform over the type's finite range
 ///         (subnormals included) up to a cap that keeps sums of up to 2^34 elements finite:
 ///         adversarial data for exact sums. Floating types only.
-enum class data_family { exact, normal, spread };
+/// cancel: uniform in [-1, 1): a large sum cancels to a result orders of magnitude below
+///         sum |x|. Floating types only.
+/// boundary: 1, then half an ulp of 1 in the sum's result type, then pairs v, -v of N(0, 1)
+///         values: for even n the exact sum is a rounding tie, hidden under cancellation.
+///         Floating types only.
+/// subnormal: random sign and significand with the smallest exponent: every element a
+///         subnormal (or zero). Floating types only.
+enum class data_family { exact, normal, spread, cancel, boundary, subnormal };
 
 }  // namespace cured::harness

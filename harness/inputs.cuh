@@ -97,18 +97,9 @@ struct spread_format<__nv_bfloat16> {
   static constexpr unsigned max_biased = 127 - 34 + 127;  // as float: its sums accumulate in float
 };
 
-/// The "spread" input family: random sign, random mantissa, biased exponent uniform over
-/// 0 .. spread_format<T>::max_biased (0: subnormals and zeros). Integer operations only, so
-/// the host and the device agree bit for bit.
+/// T from its bits.
 template <class T>
-CURED_HD T spread_value(std::uint64_t seed, std::uint64_t i) {
-  using F = spread_format<T>;
-  using B = typename F::bits;
-  const std::uint64_t b = random::bits(seed, i);
-  const std::uint64_t e = (std::uint64_t(random::word(seed ^ 0x7370726561642d65ull, i)) * (F::max_biased + 1)) >> 32;
-  const B mantissa = B(b & ((std::uint64_t(1) << F::mantissa_bits) - 1));
-  const B sign = B(B(b >> 63) << (8 * sizeof(B) - 1));
-  const B raw = B(sign | B(B(e) << F::mantissa_bits) | mantissa);
+CURED_HD T from_bits(typename spread_format<T>::bits raw) {
   if constexpr (std::is_same_v<T, __half>) {
     __half_raw r;
     r.x = raw;
@@ -124,12 +115,59 @@ CURED_HD T spread_value(std::uint64_t seed, std::uint64_t i) {
   }
 }
 
+/// The "spread" input family: random sign, random mantissa, biased exponent uniform over
+/// 0 .. spread_format<T>::max_biased (0: subnormals and zeros). Integer operations only, so
+/// the host and the device agree bit for bit.
+template <class T>
+CURED_HD T spread_value(std::uint64_t seed, std::uint64_t i) {
+  using F = spread_format<T>;
+  using B = typename F::bits;
+  const std::uint64_t b = random::bits(seed, i);
+  const std::uint64_t e = (std::uint64_t(random::word(seed ^ 0x7370726561642d65ull, i)) * (F::max_biased + 1)) >> 32;
+  const B mantissa = B(b & ((std::uint64_t(1) << F::mantissa_bits) - 1));
+  const B sign = B(B(b >> 63) << (8 * sizeof(B) - 1));
+  return from_bits<T>(B(sign | B(B(e) << F::mantissa_bits) | mantissa));
+}
+
+/// The "cancel" input family: uniform in [-1, 1), 53 random bits rounded once to T.
+template <class T>
+CURED_HD T cancel_value(std::uint64_t seed, std::uint64_t i) {
+  return T(2.0 * random::unit(seed, i) - 1.0);
+}
+
+/// The "boundary" input family: 1, then 2^-24 (half an ulp of 1 in float, the result type of
+/// float, half and bfloat16 exact sums) or 2^-53 (double), then pairs v, -v of N(0, 1) values.
+/// For even n the exact sum is 1 plus half an ulp: a tie, which rounds to 1.
+template <class T>
+CURED_HD T boundary_value(std::uint64_t seed, std::uint64_t i) {
+  if (i == 0) return T(1.0f);
+  if (i == 1) return T(std::is_same_v<T, double> ? 0x1p-53 : 0x1p-24);
+  const T v = normal_value<T>(seed, (i - 2) / 2);
+  return (i % 2 == 0) ? v : T(-v);
+}
+
+/// The "subnormal" input family: random sign and significand, biased exponent 0.
+template <class T>
+CURED_HD T subnormal_value(std::uint64_t seed, std::uint64_t i) {
+  using F = spread_format<T>;
+  using B = typename F::bits;
+  const std::uint64_t b = random::bits(seed, i);
+  const B mantissa = B(b & ((std::uint64_t(1) << F::mantissa_bits) - 1));
+  return from_bits<T>(B(B(B(b >> 63) << (8 * sizeof(B) - 1)) | mantissa));
+}
+
 /// Element i of family `f` (integer types have the exact family only).
 template <class T>
 CURED_HD T family_value(data_family f, std::uint64_t seed, std::uint64_t i) {
   if constexpr (floating_input<T>) {
-    if (f == data_family::normal) return normal_value<T>(seed, i);
-    if (f == data_family::spread) return spread_value<T>(seed, i);
+    switch (f) {
+      case data_family::normal: return normal_value<T>(seed, i);
+      case data_family::spread: return spread_value<T>(seed, i);
+      case data_family::cancel: return cancel_value<T>(seed, i);
+      case data_family::boundary: return boundary_value<T>(seed, i);
+      case data_family::subnormal: return subnormal_value<T>(seed, i);
+      case data_family::exact: break;
+    }
   }
   return exact_value<T>(seed, i);
 }

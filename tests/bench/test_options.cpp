@@ -255,8 +255,10 @@ TEST(Options, CanonicalNameLists) {
   EXPECT_EQ(cb::type_names().size(), 5u);
   EXPECT_EQ(strings(cb::op_names().begin(), cb::op_names().end()),
             (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
-  EXPECT_EQ(strings(cb::data_names().begin(), cb::data_names().end()), (strings{"exact", "normal", "spread"}));
-  for (auto f : {cb::data_family::exact, cb::data_family::normal, cb::data_family::spread})
+  EXPECT_EQ(strings(cb::data_names().begin(), cb::data_names().end()),
+            (strings{"exact", "normal", "spread", "cancel", "boundary", "subnormal"}));
+  for (auto f : {cb::data_family::exact, cb::data_family::normal, cb::data_family::spread, cb::data_family::cancel,
+                 cb::data_family::boundary, cb::data_family::subnormal})
     EXPECT_EQ(cb::data_name(f), cb::data_names()[std::size_t(f)]);
 }
 
@@ -342,6 +344,9 @@ TEST(Options, DataFamily) {
   EXPECT_EQ(parse({"--data", "exact"}).data, cb::data_family::exact);
   EXPECT_EQ(parse({"--data", "normal"}).data, cb::data_family::normal);
   EXPECT_EQ(parse({"--data=spread"}).data, cb::data_family::spread);
+  EXPECT_EQ(parse({"--data", "cancel"}).data, cb::data_family::cancel);
+  EXPECT_EQ(parse({"--data", "boundary"}).data, cb::data_family::boundary);
+  EXPECT_EQ(parse({"--data", "subnormal", "--types", "half"}).data, cb::data_family::subnormal);
   EXPECT_EQ(parse({"--data", "normal", "--data", "exact"}).data, cb::data_family::exact);  // the last one wins
   // The exact family keeps the default types; normal and spread default to the floating pair.
   EXPECT_EQ(parse({"--data", "exact"}).types, (strings{"float", "int32"}));

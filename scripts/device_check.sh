@@ -7,7 +7,7 @@
 #   scripts/device_check.sh sanitize # compute-sanitizer memcheck, racecheck, initcheck, synccheck at small sizes
 #   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
-#   scripts/device_check.sh exact   # the exact-sum tests, then exact_sum against cured::sum and CUB (normal and spread data)
+#   scripts/device_check.sh exact   # the exact-sum tests, then exact_sum against cured::sum and CUB (every floating data family)
 #   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
@@ -104,7 +104,8 @@ if [[ $mode == exact ]]; then
   bench="$build/bench/cured-bench"
   exact_jsons=()
   for cfg in "normal float,double 2^10..2^30" "spread float,double 2^10..2^30" "normal half 2^10..2^28" \
-             "spread half 2^10..2^28"; do
+             "spread half 2^10..2^28" "cancel float,double,half 2^10..2^28" "boundary float,double,half 2^10..2^28" \
+             "subnormal float,double,half 2^10..2^28"; do
     read -r data types sizes <<<"$cfg"
     name="exact_${data}_${types//,/_}"
     timeout 230 "$bench" --impl cured,cub --types "$types" --ops sum,exact_sum --data "$data" --sizes "$sizes" \

@@ -58,7 +58,9 @@ strided_view<T> view(T* data, std::initializer_list<std::int64_t> extents) {
   std::int64_t stride = 1;
   for (int k = v.rank - 1; k >= 0; --k) {
     v.strides[k] = stride;
-    stride *= v.extents[k] > 0 ? v.extents[k] : 1;
+    const std::int64_t e = v.extents[k] > 0 ? v.extents[k] : 1;
+    if (stride > (std::int64_t(1) << 62) / e) throw_invalid("a view of more than 2^62 elements");
+    stride *= e;
   }
   return v;
 }

@@ -37,7 +37,8 @@ const float* const base = reinterpret_cast<const float*>(std::uintptr_t(1) << 20
 TEST(Canonical, MergesAndDropsAxes) {
   using v = std::vector<dim>;
   // (a, b, c) contiguous along axis 1: rows of b over a x c columns.
-  EXPECT_EQ(dims(canonicalize(cured::view(base, {3, 4, 5}), {1})), (v{{3, 20, 5, false}, {4, 5, 0, true}, {5, 1, 1, false}}));
+  EXPECT_EQ(dims(canonicalize(cured::view(base, {3, 4, 5}), {1})),
+            (v{{3, 20, 5, false}, {4, 5, 0, true}, {5, 1, 1, false}}));
   // Along (1, 2): rows of 20.
   EXPECT_EQ(dims(canonicalize(cured::view(base, {3, 4, 5}), {1, 2})), (v{{3, 20, 1, false}, {20, 1, 0, true}}));
   // NCHW over (0, 2, 3): (N, C, H*W) with N and H*W reduced.
@@ -128,6 +129,22 @@ TEST(Canonical, BadInputIsAnError) {
   EXPECT_NE(error_of([&] { canonicalize(x, {1}, &overlapping); }).find("overlaps the input"), std::string::npos);
   auto after = cured::view(const_cast<float*>(base) + 60, {3, 5});
   EXPECT_EQ(error_of([&] { canonicalize(x, {1}, &after); }), "");
+  // Outputs whose elements alias: a zero stride, interleaved axes; a broadcast input is fine.
+  auto repeated = cured::view(out, {3, 5}, {0, 1});
+  EXPECT_NE(error_of([&] { canonicalize(x, {1}, &repeated); }).find("elements overlap each other"), std::string::npos);
+  auto interleaved = cured::view(out, {3, 5}, {2, 1});
+  EXPECT_NE(error_of([&] { canonicalize(x, {1}, &interleaved); }).find("overlap each other"), std::string::npos);
+  auto transposed = cured::view(out, {3, 5}, {1, 3});
+  EXPECT_EQ(error_of([&] { canonicalize(x, {1}, &transposed); }), "");
+  EXPECT_EQ(error_of([] { canonicalize(cured::view(base, {3, 4}, {0, 0}), {1}); }), "");
+  // An empty view's other extents are bounded too, and its span in bytes.
+  EXPECT_NE(error_of([] { canonicalize(cured::view(base, {0, 3, std::int64_t(1) << 62}, {0, 0, 1}), {0}); })
+                .find("the input has more than 2^62 elements"),
+            std::string::npos);
+  const auto* doubles = reinterpret_cast<const double*>(base);
+  EXPECT_NE(error_of([&] { canonicalize(cured::view(doubles, {2}, {std::int64_t(1) << 61}), {0}); })
+                .find("spans more than 2^62 bytes"),
+            std::string::npos);
 }
 
 // Random views (extents 0..4 with extent-1 axes, contiguous, permuted, sliced and broadcast

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "cured/error.cuh"
 #include "cured/view.cuh"
@@ -29,16 +30,19 @@ struct canonical_shape {
   std::int64_t reduced_size = 1;  ///< elements per output: the product of the reduced extents
 };
 
-/// The largest element count or offset a view may span.
+/// The most elements a view may hold, and the most bytes it may span.
 inline constexpr std::int64_t max_span = std::int64_t(1) << 62;
 
-/// The view's extents and strides checked: none negative, its size and its largest offset below
-/// max_span, data not null unless the view is empty. `what` names the view in messages.
+/// The view's extents and strides checked: none negative; the product of its extents (counting
+/// an extent of 0 as 1, so that an empty view's other extents are bounded too) at most
+/// max_span elements, and the bytes it spans below max_span; data not null unless the view is
+/// empty. `what` names the view in messages.
 template <class T>
 void check_view(const strided_view<T>& v, const char* what) {
   if (v.rank < 0 || v.rank > max_rank)
     throw_invalid(std::string(what) + " has " + std::to_string(v.rank) + " axes: give 0.." + std::to_string(max_rank));
   __int128 size = 1, last = 0;
+  bool empty = false;
   for (int k = 0; k < v.rank; ++k) {
     if (v.extents[k] < 0)
       throw_invalid(std::string(what) + ": negative extent " + std::to_string(v.extents[k]) + " of axis " +
@@ -46,13 +50,34 @@ void check_view(const strided_view<T>& v, const char* what) {
     if (v.strides[k] < 0)
       throw_invalid(std::string(what) + ": negative stride " + std::to_string(v.strides[k]) + " of axis " +
                     std::to_string(k));
-    size *= v.extents[k];
+    empty |= v.extents[k] == 0;
+    size *= v.extents[k] > 0 ? v.extents[k] : 1;
     if (size > max_span) throw_invalid(std::string(what) + " has more than 2^62 elements");
   }
-  if (size == 0) return;
-  for (int k = 0; k < v.rank; ++k) last += __int128(v.extents[k] - 1) * v.strides[k];
-  if (last >= max_span) throw_invalid(std::string(what) + " spans more than 2^62 elements");
-  if (v.data == nullptr) throw_invalid(std::string(what) + " is a null pointer");
+  for (int k = 0; k < v.rank; ++k) {  // each term below 2^62 * 2^63: no overflow in 128 bits
+    if (v.extents[k] > 0) last += __int128(v.extents[k] - 1) * v.strides[k];
+    if ((last + 1) * __int128(sizeof(T)) >= max_span) throw_invalid(std::string(what) + " spans more than 2^62 bytes");
+  }
+  if (!empty && v.data == nullptr) throw_invalid(std::string(what) + " is a null pointer");
+}
+
+/// Whether two of a view's elements may lie at one address: its axes of extent above 1, taken
+/// from the smallest stride up, must each step past every element of the axes before them.
+template <class T>
+bool self_overlapping(const strided_view<T>& v) {
+  int order[max_rank];
+  int count = 0;
+  for (int k = 0; k < v.rank; ++k)
+    if (v.extents[k] > 1) order[count++] = k;
+  for (int i = 1; i < count; ++i)  // insertion sort by stride: at most 8 axes
+    for (int j = i; j > 0 && v.strides[order[j]] < v.strides[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+  __int128 reach = 0;  // the largest offset of the axes so far
+  for (int i = 0; i < count; ++i) {
+    const int k = order[i];
+    if (v.strides[k] <= reach) return true;
+    reach += __int128(v.extents[k] - 1) * v.strides[k];
+  }
+  return false;
 }
 
 /// Which of a view's `rank` axes `along` names, as a mask; throws for an axis out of range or
@@ -83,7 +108,8 @@ void byte_range(const strided_view<T>& v, std::uintptr_t& first, std::uintptr_t&
 /// kept axes in order: either one axis per kept axis, or (keeping the reduced axes) one per
 /// input axis with extent 1 on the reduced ones. out null: a contiguous output over the kept
 /// axes. Throws cured::error for bad extents or strides, a bad axis, an output of another
-/// shape, an output whose bytes may overlap the input's, a null pointer of a non-empty view.
+/// shape, an output whose bytes may overlap the input's or whose elements overlap each other,
+/// a null pointer of a non-empty view.
 template <class T, class U = T>
 canonical_shape canonicalize(const strided_view<const T>& in, const axes& along,
                              const strided_view<U>* out = nullptr) {
@@ -100,6 +126,7 @@ canonical_shape canonicalize(const strided_view<const T>& in, const axes& along,
       }
   } else {
     check_view(*out, "the output");
+    if (out->size() > 0 && self_overlapping(*out)) throw_invalid("the output's elements overlap each other");
     int kept = 0;
     for (int k = 0; k < in.rank; ++k) kept += !(mask & (1u << k));
     const bool keeps_axes = out->rank == in.rank && kept != in.rank;
@@ -130,8 +157,8 @@ canonical_shape canonicalize(const strided_view<const T>& in, const axes& along,
     (r ? c.reduced_size : c.outputs) *= in.extents[k];
     if (in.extents[k] == 1) continue;
     const int d = c.rank;
-    if (d > 0 && c.reduced[d - 1] == r && c.in_strides[d - 1] == in.extents[k] * in.strides[k] &&
-        (r || c.out_strides[d - 1] == in.extents[k] * out_stride[k])) {
+    if (d > 0 && c.reduced[d - 1] == r && c.in_strides[d - 1] == __int128(in.extents[k]) * in.strides[k] &&
+        (r || c.out_strides[d - 1] == __int128(in.extents[k]) * out_stride[k])) {
       // The previous axis is this one's outer continuation: one axis.
       c.extents[d - 1] *= in.extents[k];
       c.in_strides[d - 1] = in.strides[k];

@@ -82,14 +82,16 @@ inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, 
 template <class Policy, auto Kernel, auto ClusterKernel, class In>
 launch_shape single_pass_shape(std::int64_t n, const workspace& ws, const launch_options& options) {
   const unsigned block = Policy::block;
-  const unsigned cluster = cluster_limit<ClusterKernel>(ws.device(), block);
   if (options.cluster > 1) {
-    const unsigned c = std::min({options.cluster, device::max_cluster, cluster});
+    const unsigned limit = cluster_limit<ClusterKernel>(ws.device(), block);
+    const unsigned c = std::min({options.cluster, device::max_cluster, limit});
     if (c > 1) return {c, c, block};
   }
   if (options.grid > 0) return {options.grid, 1, block};
   if (device::one_round_covers<small_policy, In>(n)) return {1, 1, small_policy::block, true};
   if (device::one_round_covers<Policy, In>(n)) return {1, 1, block};
+  // Only launches of several blocks ask about clusters (the query loads the cluster kernel).
+  const unsigned cluster = cluster_limit<ClusterKernel>(ws.device(), block);
   const std::int64_t one_round = std::int64_t(block) * device::vector16<In>::size;
   const std::int64_t blocks = (n + one_round - 1) / one_round;
   if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {

@@ -86,6 +86,7 @@ struct bins_add {
   }
 };
 
+/// Converts every thread's bins to integers, adds them to the block's accumulator and resets
 /// them to -0 (the value that keeps "every input was -0" visible). All threads call it.
 template <class In, unsigned Block, class Acc>
 __device__ void flush_bins(double* bins, Acc& acc) {

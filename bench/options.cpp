@@ -459,7 +459,7 @@ options parse_options(int argc, const char* const* argv) {
 }
 
 std::string usage() {
-  return R"(usage: cured-bench [options]
+  std::string text = R"(usage: cured-bench [options]
        cured-bench N [STEP [THREADS]]     the seeds' form: size N, ladder step STEP (default 1)
                                           and THREADS per block, beside cub, thrust and cpu
 
@@ -478,8 +478,8 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --sizes LIST     element counts: 1048576, 2^20, 1e6, 1M (10^6), 1Mi (2^20),
                    4000x4000, and ranges 2^10..2^20 (every power of two between)
                    [1000x1000 .. 11000x11000 and 2^10 .. 2^30]
-  --types LIST     float double int32 uint32 half, or all                 [float,int32]
-  --ops LIST       sum exact_sum min max argmin argmax, or all            [sum]
+  --types LIST     @TYPES@, or all@TYPES_PAD@[float,int32]
+  --ops LIST       @OPS@, or all@OPS_PAD@[sum]
                    (exact_sum: cured's correctly rounded sum, floating types;
                    rows for cured, cured-blocking and cpu only)
   --data FAMILY    the inputs: exact (small integers: every sum exact),
@@ -500,6 +500,22 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
 exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong,
 2 for bad arguments.
 )";
+  // The lists of types and ops come from their tables, padded to the defaults' column.
+  const auto fill = [&](const std::string& key, const std::string& pad_key, const auto& names) {
+    std::string list;
+    for (const auto& n : names) {
+      if (!list.empty()) list += ' ';
+      list += n;
+    }
+    std::size_t at = text.find(key);
+    text = text.substr(0, at) + list + text.substr(at + key.size());
+    at = text.find(pad_key);
+    const std::size_t used = at - (text.rfind('\n', at) + 1), column = 74;
+    text = text.substr(0, at) + std::string(used < column ? column - used : 1, ' ') + text.substr(at + pad_key.size());
+  };
+  fill("@TYPES@", "@TYPES_PAD@", type_list);
+  fill("@OPS@", "@OPS_PAD@", op_names_in_order);
+  return text;
 }
 
 }  // namespace cured::bench

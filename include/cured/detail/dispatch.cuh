@@ -126,14 +126,19 @@ void reduce(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish fin
   });
 }
 
-/// arg_kernel's grid for n elements: a block per tile, one full wave at most.
+/// The grid of Kernel (blocks of Policy) for n elements of In: a block per tile of
+/// Policy::block * Policy::unroll 16-byte vectors, one full wave at most; or the options' grid.
+template <auto Kernel, class Policy, class In>
+std::int64_t tile_grid(std::int64_t n, const workspace& ws, const launch_options& options) {
+  if (options.grid > 0) return options.grid;
+  const std::int64_t tile = std::int64_t(Policy::block) * device::vector16<In>::size * Policy::unroll;
+  return wave_grid<Kernel>((n + tile - 1) / tile, Policy::block, ws.device(), ws.sm_count());
+}
+
+/// arg_kernel's grid for n elements.
 template <bool Max, class T>
 std::int64_t arg_grid(std::int64_t n, const workspace& ws, const launch_options& options = {}) {
-  if (options.grid > 0) return options.grid;
-  using policy = arg_policy;
-  const std::int64_t tile = std::int64_t(policy::block) * device::vector16<T>::size * policy::unroll;
-  return wave_grid<device::arg_kernel<policy, Max, T>>((n + tile - 1) / tile, policy::block, ws.device(),
-                                                        ws.sm_count());
+  return tile_grid<device::arg_kernel<arg_policy, Max, T>, arg_policy, T>(n, ws, options);
 }
 
 /// argmin (Max false) or argmax (Max true) of in[0, n) into *out, index -1 when empty.

@@ -19,14 +19,10 @@ namespace cured::detail {
 static_assert(device::exact::fast_result_offset + sizeof(device::exact::bounded_sum) <= workspace::exact_state_bytes,
               "cured: the workspace's exact state is too small");
 
-/// A grid of Kernel for n elements of In: a block per Block * unroll vectors, one full wave at
-/// most, or the options' grid.
+/// The launch of an exact kernel: a plain grid of tiles (tile_grid).
 template <auto Kernel, class Policy, class In>
 launch_shape exact_shape(std::int64_t n, const workspace& ws, const launch_options& options) {
-  if (options.grid > 0) return {options.grid, 1, Policy::block};
-  const std::int64_t per_block = std::int64_t(Policy::block) * device::vector16<In>::size * Policy::unroll;
-  return {wave_grid<Kernel>((n + per_block - 1) / per_block, Policy::block, ws.device(), ws.sm_count()), 1,
-          Policy::block};
+  return {tile_grid<Kernel, Policy, In>(n, ws, options), 1, Policy::block};
 }
 
 template <unsigned Block, class T>

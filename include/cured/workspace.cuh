@@ -39,14 +39,15 @@ public:
     l2_bytes_ = std::size_t(l2);
     partial_bytes_ = std::size_t(sms) * max_blocks_per_sm * max_accumulator_bytes;
     slot_bytes_ = std::size_t(sms) * max_blocks_per_sm * slot_bytes_per_block;
+    const std::size_t zeroed = header_bytes + partial_bytes_ + slot_bytes_ + axis_counter_bytes;
     int previous = 0;
     CURED_CHECK(cudaGetDevice(&previous));
     if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
     try {
-      CURED_CHECK(cudaMalloc(&base_, header_bytes + partial_bytes_ + slot_bytes_));
-      // Zero the ticket, the exact state and the slots, and wait: a plain cudaMemset would not
-      // be ordered before kernels on non-blocking streams.
-      CURED_CHECK(cudaMemsetAsync(base_, 0, header_bytes + partial_bytes_ + slot_bytes_, cudaStreamPerThread));
+      CURED_CHECK(cudaMalloc(&base_, zeroed + axis_partial_bytes));
+      // Zero the ticket, the exact state, the slots and the axis counters, and wait: a plain
+      // cudaMemset would not be ordered before kernels on non-blocking streams.
+      CURED_CHECK(cudaMemsetAsync(base_, 0, zeroed, cudaStreamPerThread));
       CURED_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
       // Pinned and mapped: the blocking forms' kernel writes its result straight into it,
       // which saves a copy (a DMA of a few bytes costs several microseconds), and then the
@@ -81,6 +82,16 @@ public:
   /// The single-pass kernel's slots (device::slot): one per block, zero between launches.
   std::uint64_t* slots() const {
     return reinterpret_cast<std::uint64_t*>(static_cast<char*>(base_) + header_bytes + partial_bytes_);
+  }
+  /// The axis reductions' arrival counters (axis_counters of them, zero between launches) and
+  /// their partials (axis_partial_bytes), for reductions whose outputs are split over blocks.
+  static constexpr std::size_t axis_counters = 4096;
+  static constexpr std::size_t axis_partial_bytes = std::size_t(4) << 20;
+  unsigned int* axis_counter() const {
+    return reinterpret_cast<unsigned int*>(static_cast<char*>(base_) + header_bytes + partial_bytes_ + slot_bytes_);
+  }
+  void* axis_partials() const {
+    return static_cast<char*>(base_) + header_bytes + partial_bytes_ + slot_bytes_ + axis_counter_bytes;
   }
   /// Mapped host memory where the blocking forms' kernels that do not report (exact_sum) write
   /// their result, as the device addresses it.
@@ -221,6 +232,7 @@ private:
   // The ticket, then the exact sums' state, padded to keep the partials aligned.
   static constexpr std::size_t exact_state_offset = 256;
   static constexpr std::size_t header_bytes = exact_state_offset + exact_state_bytes;
+  static constexpr std::size_t axis_counter_bytes = axis_counters * sizeof(unsigned int);
   // A slot holds 8 bytes per 4 of the accumulator.
   static constexpr std::size_t slot_bytes_per_block = 2 * max_accumulator_bytes;
   // The blocking forms' result as kernels that do not report write it, then the report words.

@@ -32,6 +32,11 @@ struct arg_policy {
   static constexpr int min_blocks_per_sm = 4;
 };
 
+/// The axis kernels (rows_kernel, long_rows_kernel, columns_kernel).
+struct axis_policy {
+  static constexpr unsigned block = 256;
+};
+
 /// exact_sum's kernels run blocks of Block = 128 or 256 threads (256 unless a test asks).
 template <unsigned Block>
 struct exact_bins_policy {  ///< bins_kernel (float, bfloat16, half)

@@ -1,0 +1,235 @@
+#pragma once
+// The dispatch of the reductions along axes: checks, the plan, the kernel and its tiling, the
+// launch.
+//
+//   detail::axis_plain(in, along, out, load, op, init, ws, stream);
+//   detail::axis_arg<true>(in, along, indices, &values, ws, stream);   // argmax
+//
+// The regime comes from the plan (axis_plan.cuh); the tiling from the plan and the device:
+//   rows:    Lanes = the row's 16-byte vectors rounded up to a power of two, at most a warp;
+//            warps per row when there are at least as many rows as a wave of warps, else
+//            long_rows_kernel with each output split in parts until two waves of blocks.
+//   columns: 8 threads across (a 128-byte line of vectors), widened while the block is deeper
+//            than a quarter of the rows; rows split over blocks until two waves of blocks.
+// Splits need the workspace's counters and partials; a shape that would need more is split
+// less. Reductions of every axis of one contiguous run, in the accumulator's own type, go to
+// the whole-array kernels (dispatch.cuh).
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "cured/detail/axis_plan.cuh"
+#include "cured/detail/canonical.cuh"
+#include "cured/detail/dispatch.cuh"
+#include "cured/detail/launch.cuh"
+#include "cured/detail/tuning.cuh"
+#include "cured/device/axis_columns.cuh"
+#include "cured/device/axis_rows.cuh"
+#include "cured/error.cuh"
+#include "cured/ops.cuh"
+#include "cured/view.cuh"
+#include "cured/workspace.cuh"
+
+namespace cured::detail {
+
+template <class T>
+strided_view<const std::remove_const_t<T>> const_view(const strided_view<T>& v) {
+  strided_view<const std::remove_const_t<T>> c;
+  c.data = v.data;
+  c.rank = v.rank;
+  for (int k = 0; k < max_rank; ++k) {
+    c.extents[k] = v.extents[k];
+    c.strides[k] = v.strides[k];
+  }
+  return c;
+}
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+inline unsigned pow2_ceil(std::int64_t x) {
+  unsigned p = 1;
+  while (p < x && p < (1u << 30)) p *= 2;
+  return p;
+}
+
+/// Tiles the row regime: the lanes per output (0: long_rows_kernel), and for long rows the
+/// parts per output.
+template <class In, class Acc, auto LongKernel>
+unsigned tile_rows(device::row_shape& s, const workspace& ws) {
+  const std::int64_t vectors = s.vectors && s.stride == 1 ? ceil_div(s.length, device::vector16<In>::size) : s.length;
+  const unsigned lanes = std::min(pow2_ceil(vectors), 32u);
+  const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * 64;
+  if (lanes < 32 || s.outputs >= wave_warps) return lanes;
+  constexpr unsigned block = axis_policy::block;
+  const std::int64_t target = 2 * std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
+  std::int64_t splits = 1;
+  if (s.outputs < target && s.outputs <= std::int64_t(workspace::axis_counters)) {
+    const std::int64_t min_chunk = std::int64_t(block) * device::vector16<In>::size * 4;
+    splits = std::min(ceil_div(target, s.outputs), ceil_div(s.length, min_chunk));
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / sizeof(Acc) / s.outputs);
+    splits = std::max<std::int64_t>(splits, 1);
+  }
+  s.chunk = ceil_div(s.length, splits);
+  s.chunk = ceil_div(s.chunk, 16) * 16;  // parts start on the same alignment as the row
+  s.splits = s.chunk > 0 ? ceil_div(s.length, s.chunk) : 1;
+  if (s.splits < 1) s.splits = 1;
+  return 0;
+}
+
+/// Tiles the column regime for vectors of V elements.
+template <int V, class Acc, auto Kernel>
+void tile_columns(device::column_shape& s, const workspace& ws) {
+  constexpr unsigned block = axis_policy::block;
+  const std::int64_t vectors = ceil_div(s.columns, V);
+  const unsigned full = std::min(pow2_ceil(vectors), block);
+  unsigned width = std::min(full, 8u);
+  while (width < full && std::int64_t(block / width) * 4 > s.row_count) width *= 2;
+  s.width_log2 = 0;
+  while ((1u << s.width_log2) < width) ++s.width_log2;
+  s.tiles = ceil_div(vectors, width);
+  const std::int64_t tiles = s.tiles * s.kept.size();
+  const std::int64_t height = block / width;
+  const std::int64_t target = 2 * std::int64_t(resident_blocks<Kernel>(ws.device(), block)) * ws.sm_count();
+  std::int64_t splits = 1;
+  if (tiles < target && tiles <= std::int64_t(workspace::axis_counters)) {
+    splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * 4));
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (sizeof(Acc) * width * V) / tiles);
+    splits = std::max<std::int64_t>(splits, 1);
+  }
+  s.rows_per_split = std::max<std::int64_t>(ceil_div(s.row_count, splits), 1);
+  s.splits = std::max<std::int64_t>(ceil_div(s.row_count, s.rows_per_split), 1);
+  s.blocks = tiles * s.splits;
+}
+
+/// Whether the column regime can read V-element vectors: contiguous columns, a whole number of
+/// vectors per row, and every position's first column on a 16-byte boundary.
+template <class In>
+bool column_vectors(const In* data, const device::column_shape& s) {
+  constexpr int V = device::vector16<In>::size;
+  if (!device::vector_element<In> || s.column_stride != 1 || s.columns % V != 0) return false;
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) return false;
+  for (const device::axis_walk* w : {&s.kept, &s.rows})
+    for (int k = 0; k < w->count; ++k)
+      if ((w->in_stride[k] * std::int64_t(sizeof(In))) % 16 != 0) return false;
+  return true;
+}
+
+/// Launches the plan's kernel: store(offset, reduction) for each output.
+template <class In, class Acc, class Load, class Op, class Store>
+void axis_launch(const In* data, axis_plan plan, std::int64_t input_bytes, Acc identity, Load load, Op op, Store store,
+                 const void* out, workspace& ws, cudaStream_t stream) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
+  if (plan.kind == axis_plan::regime::none) return;
+  workspace::use use(ws, stream);
+  if (plan.reduced_size > 0) use.check_pointer(data, 0, "the input");
+  use.check_pointer(out, 1, "the output");
+  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+  using policy = axis_policy;
+  constexpr unsigned block = policy::block;
+  const bool stream_first = input_bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
+  Acc* const partials = static_cast<Acc*>(ws.axis_partials());
+  unsigned* const counters = ws.axis_counter();
+  const char* what = "axis reduction launch";
+  if (plan.kind == axis_plan::regime::rows) {
+    device::row_shape& s = plan.rows;
+    s.stream_first = stream_first;
+    s.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+    constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;
+    const unsigned lanes = tile_rows<In, Acc, long_kernel>(s, ws);
+    const auto launch_lanes = [&](auto lanes_constant) {
+      constexpr int L = decltype(lanes_constant)::value;
+      constexpr auto kernel = device::rows_kernel<policy, L, In, Acc, Load, Op, Store>;
+      const std::int64_t blocks = ceil_div(s.outputs, block / L);
+      const std::int64_t grid = wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
+      launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store);
+    };
+    switch (lanes) {
+      case 0:
+        launch_kernel(long_kernel, launch_shape{s.outputs * s.splits, 1, block}, stream, data, s, identity, load, op,
+                      store, partials, counters);
+        break;
+      case 1: launch_lanes(std::integral_constant<int, 1>{}); break;
+      case 2: launch_lanes(std::integral_constant<int, 2>{}); break;
+      case 4: launch_lanes(std::integral_constant<int, 4>{}); break;
+      case 8: launch_lanes(std::integral_constant<int, 8>{}); break;
+      case 16: launch_lanes(std::integral_constant<int, 16>{}); break;
+      default: launch_lanes(std::integral_constant<int, 32>{}); break;
+    }
+  } else {
+    device::column_shape& s = plan.columns;
+    s.stream_first = stream_first;
+    const auto launch_width = [&](auto v_constant) {
+      constexpr int V = decltype(v_constant)::value;
+      constexpr auto kernel = device::columns_kernel<policy, V, In, Acc, Load, Op, Store>;
+      tile_columns<V, Acc, kernel>(s, ws);
+      const std::int64_t grid = std::min<std::int64_t>(s.blocks, INT_MAX);
+      launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store, partials,
+                    counters);
+    };
+    if (column_vectors(data, s)) launch_width(std::integral_constant<int, device::vector16<In>::size>{});
+    else launch_width(std::integral_constant<int, 1>{});
+  }
+  const cudaError_t launch_error = cudaGetLastError();
+  use.enqueued();  // before throwing: a launched kernel must still be tracked
+  if (launch_error != cudaSuccess) throw_cuda(launch_error, what, __FILE__, __LINE__);
+}
+
+/// out[o] = Out(init op load(x) op ... over output o's elements x).
+template <class T, class Out, class Load, class Op, class Acc>
+void axis_plain(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, Load load, Op op, Acc init,
+                workspace& ws, cudaStream_t stream) {
+  using In = std::remove_const_t<T>;
+  static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
+  const strided_view<const In> cin = const_view(in);
+  const axis_plan plan = plan_of(canonicalize(cin, along, &out));
+  const Acc identity = identity_of<Op, Acc>(op);
+  if constexpr (std::is_same_v<Out, Acc>) {
+    // Every axis, one contiguous run: the whole-array kernels.
+    const device::row_shape& s = plan.rows;
+    if (plan.kind == axis_plan::regime::rows && s.kept.count == 0 && s.outer.count == 0 && s.stride == 1) {
+      detail::reduce<mode::async>(cin.data, s.length, out.data, load, op, device::no_finish{}, init, ws, stream);
+      return;
+    }
+  }
+  axis_launch(cin.data, plan, std::int64_t(sizeof(In)) * plan.outputs * plan.reduced_size, identity, load, op,
+                 device::plain_store<Out, Acc, Op>{out.data, init, op}, out.data, ws, stream);
+}
+
+/// The index of each output's extreme value (Max: the maximum), and the value when `values`
+/// is not null.
+template <bool Max, class T>
+void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<index_t>& indices,
+              const strided_view<std::remove_const_t<T>>* values, workspace& ws, cudaStream_t stream) {
+  using In = std::remove_const_t<T>;
+  using kv = key_value<In>;
+  using op = std::conditional_t<Max, arg_maximum, arg_minimum>;
+  const strided_view<const In> cin = const_view(in);
+  const axis_plan plan = plan_of(canonicalize(cin, along, &indices));
+  if (values) {
+    if (values->rank != indices.rank)
+      throw_invalid("the values have " + std::to_string(values->rank) + " axes, the indices " +
+                    std::to_string(indices.rank));
+    for (int k = 0; k < indices.rank; ++k)
+      if (values->extents[k] != indices.extents[k] || (indices.extents[k] > 1 && values->strides[k] != indices.strides[k]))
+        throw_invalid("the values' axis " + std::to_string(k) + " differs from the indices' in extent or stride");
+    // Checked as the output of the same reduction: its bytes against the input's.
+    (void)canonicalize(cin, along, values);
+    if (plan.outputs > 0) {
+      std::uintptr_t a0, a1, b0, b1;
+      byte_range(indices, a0, a1);
+      byte_range(*values, b0, b1);
+      if (a0 < b1 && b0 < a1) throw_invalid("the values overlap the indices");
+      workspace::check_device_pointer(values->data, "the values", ws.device());
+    }
+  }
+  axis_launch(cin.data, plan, std::int64_t(sizeof(In)) * plan.outputs * plan.reduced_size, op::template identity<kv>(),
+                 device::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
+                 indices.data, ws, stream);
+}
+
+}  // namespace cured::detail

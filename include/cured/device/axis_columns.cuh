@@ -1,0 +1,132 @@
+#pragma once
+// The axis kernel of the column regime: the kept axis of smallest stride (the columns) is read
+// across, each thread on its own columns, down the reduced positions (the rows).
+//
+// columns_kernel: a block covers a tile of width * V columns of one position of the other kept
+// axes (a batch), height = block / width threads deep: thread (tx, ty) reads V columns (one
+// 16-byte vector when the columns are contiguous and aligned) of rows ty, ty + height, ... of
+// its part of the rows, then the block combines its rows in shared memory (a tree over ty).
+// Width is small (8 vectors: whole 128-byte lines) unless there are too few rows for the
+// block's height. When tiles are too few to fill the device, the rows are split in parts over
+// several blocks, combined by the block that finishes last (split_combine.cuh). The order of
+// every combination depends only on the shape and the launch.
+
+#include <cstdint>
+
+#include "cured/device/axis_rows.cuh"
+#include "cured/device/axis_walk.cuh"
+#include "cured/grid/split_combine.cuh"
+#include "cured/thread/load.cuh"
+
+namespace cured::device {
+
+/// A reduction in the column regime, as its kernel takes it.
+struct column_shape {
+  axis_walk kept;                    ///< the kept axes but the columns: batch -> input, output offsets
+  axis_walk rows;                    ///< every reduced axis: row -> input offset, flat index
+  std::int64_t row_count = 1;        ///< rows.size()
+  std::int64_t columns = 0;          ///< the columns' extent
+  std::int64_t column_stride = 1;    ///< their input stride (1 when read as vectors)
+  std::int64_t column_out_stride = 0;
+  std::int64_t tiles = 1;            ///< column tiles per batch
+  std::int64_t blocks = 0;           ///< tiles * batches * splits: the grid's work
+  std::int64_t splits = 1;           ///< parts of the rows
+  std::int64_t rows_per_split = 0;
+  unsigned width_log2 = 0;           ///< threads across a tile: 1 << width_log2
+  bool stream_first = false;
+};
+
+/// Combines the block's rows: thread (tx, 0) ends with the combination of acc over every ty,
+/// in a fixed tree. All threads call it.
+template <int V, unsigned Block, class Acc, class Op>
+__device__ __forceinline__ void combine_rows(Acc (&acc)[V], Acc (&shared)[Block][V], unsigned width, const Op& op) {
+  const unsigned t = threadIdx.x, ty = t / width;
+#pragma unroll
+  for (int k = 0; k < V; ++k) shared[t][k] = acc[k];
+  __syncthreads();
+  for (unsigned h = Block / width / 2; h > 0; h >>= 1) {
+    if (ty < h)
+#pragma unroll
+      for (int k = 0; k < V; ++k) shared[t][k] = acc[k] = op(acc[k], shared[t + h * width][k]);
+    __syncthreads();
+  }
+}
+
+template <class Policy, int V, class In, class Acc, class Load, class Op, class Store>
+__global__ void __launch_bounds__(Policy::block)
+    columns_kernel(const In* __restrict__ in, const column_shape shape, Acc identity, Load load, Op op, Store store,
+                   Acc* __restrict__ partials, unsigned* __restrict__ counters) {
+  constexpr unsigned block = Policy::block;
+  __shared__ Acc shared[block][V];
+  const unsigned t = threadIdx.x, width = 1u << shape.width_log2, height = block >> shape.width_log2;
+  const unsigned tx = t & (width - 1), ty = t >> shape.width_log2;
+  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  for (std::int64_t b = blockIdx.x; b < shape.blocks; b += gridDim.x) {
+    const std::int64_t tile_index = b / shape.splits, part = b - tile_index * shape.splits;
+    const std::int64_t batch = tile_index / shape.tiles, tile = tile_index - batch * shape.tiles;
+    const std::int64_t column = (tile * width + tx) * V;
+    const bool active = column < shape.columns;
+    std::int64_t in_at, out_at;
+    shape.kept.at(batch, in_at, out_at);
+    Acc acc[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] = identity;
+    const std::int64_t begin = part * shape.rows_per_split;
+    const std::int64_t end = begin + shape.rows_per_split < shape.row_count ? begin + shape.rows_per_split : shape.row_count;
+    if (active) {
+      const In* p = in + in_at + column * shape.column_stride;
+      const auto add = [&](std::int64_t index, const auto& x) {
+        if constexpr (V == 1) {
+          acc[0] = op(acc[0], Acc(load(index, x)));
+        } else {
+#pragma unroll
+          for (int k = 0; k < V; ++k) acc[k] = op(acc[k], Acc(load(index, x.v[k])));
+        }
+      };
+      const auto read = [&](std::int64_t at) {
+        if constexpr (V == 1) return load_element(p + at);
+        else return load_vector(reinterpret_cast<const vector16<In>*>(p + at), l2);
+      };
+      std::int64_t r = begin + ty;
+      for (; r + 3 * std::int64_t(height) < end; r += 4 * std::int64_t(height)) {
+        std::int64_t at[4], index[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) shape.rows.at(r + u * height, at[u], index[u]);
+        decltype(read(0)) x[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) x[u] = read(at[u]);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) add(index[u], x[u]);
+      }
+      for (; r < end; r += height) {
+        std::int64_t at, index;
+        shape.rows.at(r, at, index);
+        add(index, read(at));
+      }
+    }
+    combine_rows<V, block>(acc, shared, width, op);
+    const auto write = [&] {
+      if (ty == 0 && active)
+#pragma unroll
+        for (int k = 0; k < V; ++k) store(out_at + (column + k) * shape.column_out_stride, acc[k]);
+    };
+    if (shape.splits == 1) {
+      write();
+      continue;
+    }
+    Acc* const parts = partials + tile_index * shape.splits * (width * V);
+    if (ty == 0)
+#pragma unroll
+      for (int k = 0; k < V; ++k) store_part(parts + part * (width * V) + tx * V + k, acc[k]);
+    if (!last_to_arrive(counters + tile_index, unsigned(shape.splits))) continue;
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] = identity;
+    for (std::int64_t q = ty; q < shape.splits; q += height)
+#pragma unroll
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], load_part(parts + q * (width * V) + tx * V + k));
+    combine_rows<V, block>(acc, shared, width, op);
+    write();
+  }
+}
+
+}  // namespace cured::device

@@ -1,0 +1,164 @@
+#pragma once
+// The axis kernels of the row regime: the reduced axis of smallest stride (the row) is read
+// along its length; each output reduces its rows (one per position of the other reduced axes).
+//
+// rows_kernel: a group of Lanes threads per output (1 for rows of one 16-byte vector, up to a
+// warp), the groups of a block on consecutive outputs, so that a warp's loads cover
+// consecutive rows; the grid strides over the outputs. long_rows_kernel: a block per part of
+// an output's rows, the parts combined by the block that finishes last (split_combine.cuh),
+// for outputs too few to fill the device with warps.
+//
+// Rows of stride 1 are read as 16-byte vectors after a scalar head up to the first 16-byte
+// boundary (any alignment); other rows element by element. The order of every combination
+// depends only on the shape and the launch: results are bit-identical run to run.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cured/block/block_reduce.cuh"
+#include "cured/device/axis_walk.cuh"
+#include "cured/grid/split_combine.cuh"
+#include "cured/thread/load.cuh"
+#include "cured/warp/warp_reduce.cuh"
+
+namespace cured::device {
+
+/// A reduction in the row regime, as its kernels take it.
+struct row_shape {
+  axis_walk kept;             ///< every kept axis: output o -> input offset, output offset
+  axis_walk outer;            ///< the reduced axes but the row: position -> input offset, flat index
+  std::int64_t outputs = 0;   ///< kept.size()
+  std::int64_t rows = 1;      ///< outer.size(): rows per output
+  std::int64_t length = 0;    ///< elements per row
+  std::int64_t stride = 1;    ///< the row's input stride
+  std::int64_t multiplier = 0;  ///< the row's flat-index multiplier
+  bool vectors = false;       ///< rows of stride 1 may be read as 16-byte vectors
+  std::int64_t splits = 1;    ///< long_rows_kernel: parts per output
+  std::int64_t chunk = 0;     ///< long_rows_kernel: elements of a row per part
+  bool stream_first = false;  ///< l2_policy of the loads
+};
+
+/// Element types read as 16-byte vectors.
+template <class In>
+inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
+
+/// *p, through the read-only path where the type allows.
+template <class In>
+__device__ __forceinline__ In load_element(const In* p) {
+  if constexpr (std::is_arithmetic_v<In>) return __ldg(p);
+  else return *p;
+}
+
+/// acc op= load(index + l * multiplier, p[l * stride]) for the elements l = lane, lane + lanes,
+/// ... of a row of `length` (lanes threads share it, each calling with its lane).
+template <class In, class Acc, class Load, class Op>
+__device__ __forceinline__ void reduce_row(Acc& acc, const In* p, std::int64_t length, std::int64_t stride,
+                                           std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
+                                           bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
+  if constexpr (vector_element<In>) {
+    if (vectors && stride == 1) {
+      using vec = vector16<In>;
+      constexpr int size = vec::size;
+      const std::int64_t head = unaligned_head(p, length), count = (length - head) / size;
+      const vec* body = reinterpret_cast<const vec*>(p + head);
+      for (std::int64_t l = lane; l < head; l += lanes) acc = op(acc, Acc(load(index + l * multiplier, p[l])));
+      std::int64_t j = lane;
+      for (; j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
+        vec r[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) r[u] = load_vector(body + j + u * lanes, l2);
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+          for (int k = 0; k < size; ++k)
+            acc = op(acc, Acc(load(index + (head + (j + u * lanes) * size + k) * multiplier, r[u].v[k])));
+      }
+      for (; j < count; j += lanes) {
+        const vec r = load_vector(body + j, l2);
+#pragma unroll
+        for (int k = 0; k < size; ++k) acc = op(acc, Acc(load(index + (head + j * size + k) * multiplier, r.v[k])));
+      }
+      for (std::int64_t l = head + count * size + lane; l < length; l += lanes)
+        acc = op(acc, Acc(load(index + l * multiplier, p[l])));
+      return;
+    }
+  }
+  std::int64_t l = lane;
+  for (; l + 3 * std::int64_t(lanes) < length; l += 4 * std::int64_t(lanes)) {
+    In x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x[u] = load_element(p + (l + u * lanes) * stride);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc = op(acc, Acc(load(index + (l + u * lanes) * multiplier, x[u])));
+  }
+  for (; l < length; l += lanes) acc = op(acc, Acc(load(index + l * multiplier, load_element(p + l * stride))));
+}
+
+/// Lanes threads per output: store(output offset, the output's reduction) for every output.
+/// Blocks of Policy::block threads.
+template <class Policy, int Lanes, class In, class Acc, class Load, class Op, class Store>
+__global__ void __launch_bounds__(Policy::block)
+    rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store) {
+  constexpr unsigned groups = Policy::block / Lanes;
+  const unsigned lane = threadIdx.x % Lanes;
+  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  // Every thread of a block takes the same trips, so the shuffles see whole warps.
+  for (std::int64_t first = std::int64_t(blockIdx.x) * groups; first < shape.outputs;
+       first += std::int64_t(gridDim.x) * groups) {
+    const std::int64_t o = first + threadIdx.x / Lanes;
+    Acc acc = identity;
+    std::int64_t out_at = 0;
+    if (o < shape.outputs) {
+      std::int64_t in_at;
+      shape.kept.at(o, in_at, out_at);
+      for (std::int64_t r = 0; r < shape.rows; ++r) {
+        std::int64_t row_at, index;
+        shape.outer.at(r, row_at, index);
+        reduce_row(acc, in + in_at + row_at, shape.length, shape.stride, index, shape.multiplier, lane, Lanes,
+                   shape.vectors, l2, load, op);
+      }
+    }
+    acc = warp::reduce<Lanes>(acc, op);
+    if (lane == 0 && o < shape.outputs) store(out_at, acc);
+  }
+}
+
+/// A block per part (shape.chunk elements of each row) of an output: blocks o * splits ...
+/// (o + 1) * splits - 1 reduce output o. With one part the block stores the output; with
+/// several, the last block to finish combines the parts in order (partials: outputs * splits
+/// accumulators; counters: one per output, zero between launches).
+template <class Policy, class In, class Acc, class Load, class Op, class Store>
+__global__ void __launch_bounds__(Policy::block)
+    long_rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store,
+                     Acc* __restrict__ partials, unsigned* __restrict__ counters) {
+  constexpr unsigned block = Policy::block;
+  __shared__ block::reduce_storage<Acc, block> storage;
+  const unsigned t = threadIdx.x;
+  const std::int64_t o = blockIdx.x / shape.splits, part = blockIdx.x - o * shape.splits;
+  std::int64_t in_at, out_at;
+  shape.kept.at(o, in_at, out_at);
+  const std::int64_t begin = part * shape.chunk;
+  const std::int64_t end = begin + shape.chunk < shape.length ? begin + shape.chunk : shape.length;
+  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  Acc acc = identity;
+  for (std::int64_t r = 0; r < shape.rows; ++r) {
+    std::int64_t row_at, index;
+    shape.outer.at(r, row_at, index);
+    reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
+               index + begin * shape.multiplier, shape.multiplier, t, block, shape.vectors, l2, load, op);
+  }
+  acc = block::reduce<block>(acc, op, storage);
+  if (shape.splits == 1) {
+    if (t == 0) store(out_at, acc);
+    return;
+  }
+  Acc* const parts = partials + o * shape.splits;
+  if (t == 0) store_part(parts + part, acc);
+  if (!last_to_arrive(counters + o, unsigned(shape.splits))) return;
+  Acc v = identity;
+  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, load_part(parts + k));
+  v = block::reduce<block>(v, op, storage);
+  if (t == 0) store(out_at, v);
+}
+
+}  // namespace cured::device

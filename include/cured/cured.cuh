@@ -4,19 +4,21 @@
 //   #include <cured/cured.cuh>
 //   float s = cured::sum(d_x, n);
 //
-// The public API: reduce.cuh (the whole-array reductions), exact.cuh (the exact sums), ops.cuh
+// The public API: reduce.cuh (the whole-array reductions), axes.cuh (along axes of strided
+// views), exact.cuh (the exact sums), ops.cuh
 // (the operators), workspace.cuh (the scratch of the asynchronous forms), accumulate.cuh (the
 // accumulator and result types), view.cuh (strided N-D views and axes), error.cuh (cured::error).
 //
 // Below it, calls go one way, each layer in its folder:
 //   detail/  the dispatch: the one launch decision, per-device caches, the launch, tuning
-//   device/  the kernels, one file per family (whole array, arg, exact)
-//   grid/    the hand-over between blocks, the cluster combine
+//   device/  the kernels, one file per family (whole array, arg, exact, axis rows and columns)
+//   grid/    the hand-over between blocks, the cluster combine, the split combine
 //   block/, warp/, thread/   block and warp reductions; a thread's loads and reduction
 //   exact/   the fixed-point accumulator and double-double arithmetic of the exact sums
 //   completion.cuh   how a blocking call learns its result, shared by kernels and workspace
 
 #include "cured/accumulate.cuh"
+#include "cured/axes.cuh"
 #include "cured/error.cuh"
 #include "cured/exact.cuh"
 #include "cured/ops.cuh"

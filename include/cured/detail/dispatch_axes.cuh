@@ -6,9 +6,12 @@
 //   detail::axis_arg<true>(in, along, indices, &values, ws, stream);   // argmax
 //
 // The regime comes from the plan (axis_plan.cuh); the tiling from the plan and the device:
-//   rows:    Lanes = the row's 16-byte vectors rounded up to a power of two, at most a warp;
-//            warps per row when there are at least as many rows as a wave of warps, else
-//            long_rows_kernel with each output split in parts until two waves of blocks.
+//   rows:    Lanes = the row's vectors (or elements, for rows read one by one) rounded up to a
+//            power of two, at most a warp. Outputs of one row of whole, aligned vectors that
+//            one round of lanes covers: short_rows_kernel; other rows: rows_kernel, a group of
+//            Lanes per output; rows of more than 32 vectors: a warp per output when there are
+//            outputs for a wave of warps, else long_rows_kernel, each output split in parts,
+//            at most one wave of blocks.
 //   columns: 8 threads across (a 128-byte line of vectors), widened while the block is deeper
 //            than a quarter of the rows; rows split over blocks until two waves of blocks.
 // Splits need the workspace's counters and partials; a shape that would need more is split
@@ -19,6 +22,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <initializer_list>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -57,27 +61,29 @@ inline unsigned pow2_ceil(std::int64_t x) {
   return p;
 }
 
-/// Tiles the row regime: the lanes per output (0: long_rows_kernel), and for long rows the
-/// parts per output.
+/// Tiles the row regime: the lanes per output, and whether one round of them covers a row
+/// (short_rows_kernel); lanes 0: long_rows_kernel, with its parts per output.
 template <class In, class Acc, auto LongKernel>
-unsigned tile_rows(device::row_shape& s, const workspace& ws) {
-  const std::int64_t vectors = s.vectors && s.stride == 1 ? ceil_div(s.length, device::vector16<In>::size) : s.length;
-  const unsigned lanes = std::min(pow2_ceil(vectors), 32u);
+unsigned tile_rows(device::row_shape& s, bool& one_round, const workspace& ws) {
+  const bool vectors = s.vectors && s.stride == 1;
+  const std::int64_t units = vectors ? ceil_div(s.length, device::vector16<In>::size) : s.length;
+  one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
+  const unsigned lanes = std::min(pow2_ceil(units), 32u);
   const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * 64;
-  if (lanes < 32 || s.outputs >= wave_warps) return lanes;
+  if (lanes < 32 || one_round || s.outputs >= wave_warps) return lanes;
+  // Outputs too few for a wave of warps: blocks on parts of each output, no more than one
+  // wave of them, so that every part takes the same time.
   constexpr unsigned block = axis_policy::block;
-  const std::int64_t target = 2 * std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
+  const std::int64_t wave = std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
   std::int64_t splits = 1;
-  if (s.outputs < target && s.outputs <= std::int64_t(workspace::axis_counters)) {
+  if (s.outputs < wave && s.outputs <= std::int64_t(workspace::axis_counters)) {
     const std::int64_t min_chunk = std::int64_t(block) * device::vector16<In>::size * 4;
-    splits = std::min(ceil_div(target, s.outputs), ceil_div(s.length, min_chunk));
+    splits = std::min(wave / s.outputs, ceil_div(s.length, min_chunk));
     splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / sizeof(Acc) / s.outputs);
     splits = std::max<std::int64_t>(splits, 1);
   }
-  s.chunk = ceil_div(s.length, splits);
-  s.chunk = ceil_div(s.chunk, 16) * 16;  // parts start on the same alignment as the row
-  s.splits = s.chunk > 0 ? ceil_div(s.length, s.chunk) : 1;
-  if (s.splits < 1) s.splits = 1;
+  s.chunk = ceil_div(ceil_div(s.length, splits), 16) * 16;  // parts start on the row's alignment
+  s.splits = s.chunk > 0 ? std::max<std::int64_t>(ceil_div(s.length, s.chunk), 1) : 1;
   return 0;
 }
 
@@ -139,14 +145,28 @@ void axis_launch(const In* data, axis_plan plan, std::int64_t input_bytes, Acc i
     device::row_shape& s = plan.rows;
     s.stream_first = stream_first;
     s.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+    s.aligned = s.vectors && s.stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                s.length % device::vector16<In>::size == 0;
+    for (const device::axis_walk* w : {&s.kept, &s.outer})
+      for (int k = 0; k < w->count; ++k) s.aligned &= (w->in_stride[k] * std::int64_t(sizeof(In))) % 16 == 0;
     constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;
-    const unsigned lanes = tile_rows<In, Acc, long_kernel>(s, ws);
+    bool one_round = false;
+    const unsigned lanes = tile_rows<In, Acc, long_kernel>(s, one_round, ws);
     const auto launch_lanes = [&](auto lanes_constant) {
       constexpr int L = decltype(lanes_constant)::value;
-      constexpr auto kernel = device::rows_kernel<policy, L, In, Acc, Load, Op, Store>;
-      const std::int64_t blocks = ceil_div(s.outputs, block / L);
-      const std::int64_t grid = wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
-      launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store);
+      if (one_round) {
+        constexpr auto kernel = device::short_rows_kernel<policy, L, In, Acc, Load, Op, Store>;
+        const std::int64_t blocks = ceil_div(s.outputs, block / L * 4);
+        const std::int64_t grid = wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
+        launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store);
+        return;
+      }
+      {
+        constexpr auto kernel = device::rows_kernel<policy, L, In, Acc, Load, Op, Store>;
+        const std::int64_t blocks = ceil_div(s.outputs, block / L);
+        const std::int64_t grid = wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
+        launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store);
+      }
     };
     switch (lanes) {
       case 0:
@@ -163,6 +183,8 @@ void axis_launch(const In* data, axis_plan plan, std::int64_t input_bytes, Acc i
   } else {
     device::column_shape& s = plan.columns;
     s.stream_first = stream_first;
+    s.ordered = true;  // the rows walk's flat index is row-major over its axes, innermost first
+    for (int k = 0; k + 1 < s.rows.count; ++k) s.ordered &= s.rows.second[k + 1] == s.rows.extent[k] * s.rows.second[k];
     const auto launch_width = [&](auto v_constant) {
       constexpr int V = decltype(v_constant)::value;
       constexpr auto kernel = device::columns_kernel<policy, V, In, Acc, Load, Op, Store>;

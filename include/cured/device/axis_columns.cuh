@@ -16,6 +16,7 @@
 #include "cured/device/axis_rows.cuh"
 #include "cured/device/axis_walk.cuh"
 #include "cured/grid/split_combine.cuh"
+#include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 
 namespace cured::device {
@@ -33,6 +34,7 @@ struct column_shape {
   std::int64_t splits = 1;           ///< parts of the rows
   std::int64_t rows_per_split = 0;
   unsigned width_log2 = 0;           ///< threads across a tile: 1 << width_log2
+  bool ordered = false;              ///< the rows' flat indices increase with the row
   bool stream_first = false;
 };
 
@@ -53,7 +55,7 @@ __device__ __forceinline__ void combine_rows(Acc (&acc)[V], Acc (&shared)[Block]
 }
 
 template <class Policy, int V, class In, class Acc, class Load, class Op, class Store>
-__global__ void __launch_bounds__(Policy::block)
+__global__ void __launch_bounds__(Policy::block, 3)
     columns_kernel(const In* __restrict__ in, const column_shape shape, Acc identity, Load load, Op op, Store store,
                    Acc* __restrict__ partials, unsigned* __restrict__ counters) {
   constexpr unsigned block = Policy::block;
@@ -75,12 +77,18 @@ __global__ void __launch_bounds__(Policy::block)
     const std::int64_t end = begin + shape.rows_per_split < shape.row_count ? begin + shape.rows_per_split : shape.row_count;
     if (active) {
       const In* p = in + in_at + column * shape.column_stride;
+      // A thread reads its rows in increasing order: with ordered indices each element comes
+      // after every other it holds (add_later).
       const auto add = [&](std::int64_t index, const auto& x) {
         if constexpr (V == 1) {
-          acc[0] = op(acc[0], Acc(load(index, x)));
+          if (shape.ordered) add_later(acc[0], index, x, load, op);
+          else acc[0] = op(acc[0], Acc(load(index, x)));
         } else {
 #pragma unroll
-          for (int k = 0; k < V; ++k) acc[k] = op(acc[k], Acc(load(index, x.v[k])));
+          for (int k = 0; k < V; ++k) {
+            if (shape.ordered) add_later(acc[k], index, x.v[k], load, op);
+            else acc[k] = op(acc[k], Acc(load(index, x.v[k])));
+          }
         }
       };
       const auto read = [&](std::int64_t at) {

@@ -18,6 +18,7 @@
 #include "cured/block/block_reduce.cuh"
 #include "cured/device/axis_walk.cuh"
 #include "cured/grid/split_combine.cuh"
+#include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
@@ -33,6 +34,7 @@ struct row_shape {
   std::int64_t stride = 1;    ///< the row's input stride
   std::int64_t multiplier = 0;  ///< the row's flat-index multiplier
   bool vectors = false;       ///< rows of stride 1 may be read as 16-byte vectors
+  bool aligned = false;       ///< and every row is whole vectors on 16-byte boundaries
   std::int64_t splits = 1;    ///< long_rows_kernel: parts per output
   std::int64_t chunk = 0;     ///< long_rows_kernel: elements of a row per part
   bool stream_first = false;  ///< l2_policy of the loads
@@ -49,19 +51,24 @@ __device__ __forceinline__ In load_element(const In* p) {
   else return *p;
 }
 
-/// acc op= load(index + l * multiplier, p[l * stride]) for the elements l = lane, lane + lanes,
-/// ... of a row of `length` (lanes threads share it, each calling with its lane).
+/// total op= the reduction of load(index + l * multiplier, p[l * stride]) over the elements
+/// l = lane, lane + lanes, ... of a row of `length` (lanes threads share it, each calling with
+/// its lane).
 template <class In, class Acc, class Load, class Op>
-__device__ __forceinline__ void reduce_row(Acc& acc, const In* p, std::int64_t length, std::int64_t stride,
+__device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t length, std::int64_t stride,
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
-                                           bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
+                                           bool vectors, std::uint64_t l2, const Acc& identity, const Load& load,
+                                           const Op& op) {
+  Acc acc = total;
+  (void)identity;
+  const auto add = [&](std::int64_t l, const In& x) { acc = op(acc, Acc(load(index + l * multiplier, x))); };
   if constexpr (vector_element<In>) {
     if (vectors && stride == 1) {
       using vec = vector16<In>;
       constexpr int size = vec::size;
       const std::int64_t head = unaligned_head(p, length), count = (length - head) / size;
       const vec* body = reinterpret_cast<const vec*>(p + head);
-      for (std::int64_t l = lane; l < head; l += lanes) acc = op(acc, Acc(load(index + l * multiplier, p[l])));
+      for (std::int64_t l = lane; l < head; l += lanes) add(l, p[l]);
       std::int64_t j = lane;
       for (; j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
         vec r[4];
@@ -70,16 +77,15 @@ __device__ __forceinline__ void reduce_row(Acc& acc, const In* p, std::int64_t l
 #pragma unroll
         for (int u = 0; u < 4; ++u)
 #pragma unroll
-          for (int k = 0; k < size; ++k)
-            acc = op(acc, Acc(load(index + (head + (j + u * lanes) * size + k) * multiplier, r[u].v[k])));
+          for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
       }
       for (; j < count; j += lanes) {
         const vec r = load_vector(body + j, l2);
 #pragma unroll
-        for (int k = 0; k < size; ++k) acc = op(acc, Acc(load(index + (head + j * size + k) * multiplier, r.v[k])));
+        for (int k = 0; k < size; ++k) add(head + j * size + k, r.v[k]);
       }
-      for (std::int64_t l = head + count * size + lane; l < length; l += lanes)
-        acc = op(acc, Acc(load(index + l * multiplier, p[l])));
+      for (std::int64_t l = head + count * size + lane; l < length; l += lanes) add(l, p[l]);
+      total = acc;
       return;
     }
   }
@@ -89,9 +95,10 @@ __device__ __forceinline__ void reduce_row(Acc& acc, const In* p, std::int64_t l
 #pragma unroll
     for (int u = 0; u < 4; ++u) x[u] = load_element(p + (l + u * lanes) * stride);
 #pragma unroll
-    for (int u = 0; u < 4; ++u) acc = op(acc, Acc(load(index + (l + u * lanes) * multiplier, x[u])));
+    for (int u = 0; u < 4; ++u) add(l + u * lanes, x[u]);
   }
-  for (; l < length; l += lanes) acc = op(acc, Acc(load(index + l * multiplier, load_element(p + l * stride))));
+  for (; l < length; l += lanes) add(l, load_element(p + l * stride));
+  total = acc;
 }
 
 /// Lanes threads per output: store(output offset, the output's reduction) for every output.
@@ -115,11 +122,68 @@ __global__ void __launch_bounds__(Policy::block)
         std::int64_t row_at, index;
         shape.outer.at(r, row_at, index);
         reduce_row(acc, in + in_at + row_at, shape.length, shape.stride, index, shape.multiplier, lane, Lanes,
-                   shape.vectors, l2, load, op);
+                   shape.vectors, l2, identity, load, op);
       }
     }
     acc = warp::reduce<Lanes>(acc, op);
     if (lane == 0 && o < shape.outputs) store(out_at, acc);
+  }
+}
+
+/// Outputs of one row each that one round of Lanes threads covers: rows of at most Lanes whole
+/// 16-byte vectors on 16-byte boundaries (shape.aligned), or of at most Lanes elements read
+/// one by one. Lanes threads per output, each group on four outputs at a time, every load of
+/// the four issued before any is combined: a thread has four rows in flight however short
+/// they are. (Other short rows: rows_kernel.)
+template <class Policy, int Lanes, class In, class Acc, class Load, class Op, class Store>
+__global__ void __launch_bounds__(Policy::block, 4)
+    short_rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store) {
+  constexpr unsigned groups = Policy::block / Lanes;
+  constexpr int outputs = 4;
+  const unsigned lane = threadIdx.x % Lanes;
+  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const bool vectors = vector_element<In> && shape.vectors && shape.stride == 1;
+  using vec = vector16<In>;
+  constexpr int size = vec::size;
+  const std::int64_t m = shape.multiplier;
+  for (std::int64_t first = std::int64_t(blockIdx.x) * groups * outputs; first < shape.outputs;
+       first += std::int64_t(gridDim.x) * groups * outputs) {
+    std::int64_t out_at[outputs], index[outputs];
+    Acc acc[outputs];
+    vec r[outputs];
+    In x[outputs];
+#pragma unroll
+    for (int u = 0; u < outputs; ++u) {
+      const std::int64_t o = first + u * groups + threadIdx.x / Lanes;
+      out_at[u] = -1;
+      if (o >= shape.outputs) continue;
+      std::int64_t in_at, row_at;
+      shape.kept.at(o, in_at, out_at[u]);
+      shape.outer.at(0, row_at, index[u]);
+      const In* p = in + in_at + row_at;
+      if (vectors) {
+        if (lane * size < shape.length) r[u] = load_vector(reinterpret_cast<const vec*>(p) + lane, l2);
+      } else {
+        if (lane < shape.length) x[u] = load_element(p + lane * shape.stride);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < outputs; ++u) {
+      acc[u] = identity;
+      if (out_at[u] < 0) continue;
+      if (vectors) {
+        if (lane * size < shape.length)
+#pragma unroll
+          for (int k = 0; k < size; ++k) add_later(acc[u], index[u] + (lane * size + k) * m, r[u].v[k], load, op);
+      } else if (lane < shape.length) {
+        add_later(acc[u], index[u] + lane * m, x[u], load, op);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < outputs; ++u) {
+      acc[u] = warp::reduce<Lanes>(acc[u], op);
+      if (lane == 0 && out_at[u] >= 0) store(out_at[u], acc[u]);
+    }
   }
 }
 
@@ -145,7 +209,7 @@ __global__ void __launch_bounds__(Policy::block)
     std::int64_t row_at, index;
     shape.outer.at(r, row_at, index);
     reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
-               index + begin * shape.multiplier, shape.multiplier, t, block, shape.vectors, l2, load, op);
+               index + begin * shape.multiplier, shape.multiplier, t, block, shape.vectors, l2, identity, load, op);
   }
   acc = block::reduce<block>(acc, op, storage);
   if (shape.splits == 1) {

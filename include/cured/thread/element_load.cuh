@@ -3,6 +3,7 @@
 // i is the element's index; and finish(acc), what the caller sees of the total.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cured/ops.cuh"
 
@@ -54,5 +55,19 @@ struct arg_finish {
     return a;
   }
 };
+
+/// acc = op(acc, load(index, x)) for an x found after every element acc holds (at a larger
+/// index): for the arg reductions one comparison (detail::arg_later) instead of the whole
+/// rule, since the tie and NaN rules then always keep acc.
+template <class Acc, class Load, class Op, class T>
+__device__ __forceinline__ void add_later(Acc& acc, std::int64_t index, const T& x, const Load& load, const Op& op) {
+  constexpr bool is_arg = std::is_same_v<Load, index_load<T>> &&
+                          (std::is_same_v<Op, arg_maximum> || std::is_same_v<Op, arg_minimum>);
+  if constexpr (is_arg) {
+    if (acc.index == no_index || detail::arg_later<std::is_same_v<Op, arg_maximum>>(acc.value, x)) acc = {index, x};
+  } else {
+    acc = op(acc, Acc(load(index, x)));
+  }
+}
 
 }  // namespace cured::device

@@ -44,8 +44,9 @@ inline void push(device::axis_walk& w, const axis& a) {
 
 }  // namespace plan_detail
 
-/// The plan of `c`, a canonical shape.
-inline axis_plan plan_of(const canonical_shape& c) {
+/// The plan of `c`, a canonical shape. `indexed`: the reduction needs the flat index of its
+/// elements (the arg reductions); without it, reduced axes merge whenever memory allows.
+inline axis_plan plan_of(const canonical_shape& c, bool indexed) {
   using plan_detail::axis;
   axis_plan p;
   p.outputs = c.outputs;
@@ -65,14 +66,17 @@ inline axis_plan plan_of(const canonical_shape& c) {
       if (!c.reduced[k]) list[n++] = list[k];
     list[n++] = {0, 0, 0, true};
   }
-  std::stable_sort(list, list + n, [](const axis& a, const axis& b) { return a.in_stride > b.in_stride; });
+  // Memory order; axes of stride 0 (broadcasts) outermost, never the row or the columns.
+  const auto key = [](const axis& a) { return a.in_stride == 0 ? INT64_MAX : a.in_stride; };
+  std::stable_sort(list, list + n, [&](const axis& a, const axis& b) { return key(a) > key(b); });
   int m = 0;  // merged again in the new order
   for (int k = 0; k < n; ++k) {
     if (m > 0) {
       axis& outer = list[m - 1];
       const axis& inner = list[k];
       if (outer.reduced == inner.reduced && outer.extent > 0 && inner.extent > 0 &&
-          outer.in_stride == inner.extent * inner.in_stride && outer.second == inner.extent * inner.second) {
+          outer.in_stride == inner.extent * inner.in_stride &&
+          (outer.second == inner.extent * inner.second || (outer.reduced && !indexed))) {
         outer = {outer.extent * inner.extent, inner.in_stride, inner.second, inner.reduced};
         continue;
       }

@@ -9,9 +9,9 @@
 //   rows:    Lanes = the row's vectors (or elements, for rows read one by one) rounded up to a
 //            power of two, at most a warp. Outputs of one row of whole, aligned vectors that
 //            one round of lanes covers: short_rows_kernel; other rows: rows_kernel, a group of
-//            Lanes per output; rows of more than 32 vectors: a warp per output when there are
-//            outputs for a wave of warps, else long_rows_kernel, each output split in parts,
-//            at most one wave of blocks.
+//            Lanes per output; rows of more than 32 vectors, and outputs of several rows: a group
+//            per output when there are outputs for a wave of warps, else long_rows_kernel, each
+//            output split in parts (ranges of rows, then of elements), at most one wave of blocks.
 //   columns: 8 threads across (a 128-byte line of vectors), widened while the block is deeper
 //            than a quarter of the rows; rows split over blocks until two waves of blocks.
 // Splits need the workspace's counters and partials; a shape that would need more is split
@@ -70,20 +70,28 @@ unsigned tile_rows(device::row_shape& s, bool& one_round, const workspace& ws) {
   one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
   const unsigned lanes = std::min(pow2_ceil(units), 32u);
   const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * 64;
-  if (lanes < 32 || one_round || s.outputs >= wave_warps) return lanes;
-  // Outputs too few for a wave of warps: blocks on parts of each output, no more than one
-  // wave of them, so that every part takes the same time.
+  if (one_round || s.outputs >= wave_warps || (lanes < 32 && s.rows == 1)) return lanes;
+  // Outputs too few for a wave of warps: blocks on parts of each output (ranges of rows times
+  // ranges of elements), no more than one wave of them, so that every part takes the same time.
   constexpr unsigned block = axis_policy::block;
+  s.lanes = std::min(pow2_ceil(units), block);
   const std::int64_t wave = std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
   std::int64_t splits = 1;
   if (s.outputs < wave && s.outputs <= std::int64_t(workspace::axis_counters)) {
-    const std::int64_t min_chunk = std::int64_t(block) * device::vector16<In>::size * 4;
-    splits = std::min(wave / s.outputs, ceil_div(s.length, min_chunk));
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / sizeof(Acc) / s.outputs);
+    const std::int64_t min_part = std::int64_t(block) * device::vector16<In>::size * 4;  // elements
+    const double work = double(s.length) * double(s.rows);
+    splits = std::min<std::int64_t>(wave / s.outputs, std::int64_t(std::min(work / min_part, 1e9)) + 1);
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / device::part_bytes<Acc> / s.outputs);
     splits = std::max<std::int64_t>(splits, 1);
   }
-  s.chunk = ceil_div(ceil_div(s.length, splits), 16) * 16;  // parts start on the row's alignment
-  s.splits = s.chunk > 0 ? std::max<std::int64_t>(ceil_div(s.length, s.chunk), 1) : 1;
+  // Ranges of rows first (each row read whole), then ranges of each row's elements.
+  s.row_parts = std::min<std::int64_t>(splits, s.rows);
+  s.rows_per_part = ceil_div(s.rows, s.row_parts);
+  s.row_parts = ceil_div(s.rows, s.rows_per_part);
+  const std::int64_t length_parts = std::max<std::int64_t>(splits / s.row_parts, 1);
+  s.chunk = ceil_div(ceil_div(s.length, length_parts), 16) * 16;  // parts start on the row's alignment
+  const std::int64_t chunks = s.chunk > 0 ? std::max<std::int64_t>(ceil_div(s.length, s.chunk), 1) : 1;
+  s.splits = s.row_parts * chunks;
   return 0;
 }
 
@@ -104,7 +112,7 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   std::int64_t splits = 1;
   if (tiles < target && tiles <= std::int64_t(workspace::axis_counters)) {
     splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * 4));
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (sizeof(Acc) * width * V) / tiles);
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (device::part_bytes<Acc> * width * V) / tiles);
     splits = std::max<std::int64_t>(splits, 1);
   }
   s.rows_per_split = std::max<std::int64_t>(ceil_div(s.row_count, splits), 1);
@@ -127,7 +135,7 @@ bool column_vectors(const In* data, const device::column_shape& s) {
 
 /// Launches the plan's kernel: store(offset, reduction) for each output.
 template <class In, class Acc, class Load, class Op, class Store>
-void axis_launch(const In* data, axis_plan plan, std::int64_t input_bytes, Acc identity, Load load, Op op, Store store,
+void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identity, Load load, Op op, Store store,
                  const void* out, workspace& ws, cudaStream_t stream) {
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   if (plan.kind == axis_plan::regime::none) return;
@@ -137,8 +145,8 @@ void axis_launch(const In* data, axis_plan plan, std::int64_t input_bytes, Acc i
   (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
   using policy = axis_policy;
   constexpr unsigned block = policy::block;
-  const bool stream_first = input_bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
-  Acc* const partials = static_cast<Acc*>(ws.axis_partials());
+  const bool stream_first = input_bytes <= double(device::stream_first_limit) * double(ws.l2_bytes());
+  unsigned* const partials = static_cast<unsigned*>(ws.axis_partials());
   unsigned* const counters = ws.axis_counter();
   const char* what = "axis reduction launch";
   if (plan.kind == axis_plan::regime::rows) {
@@ -208,7 +216,7 @@ void axis_plain(const strided_view<T>& in, const axes& along, const strided_view
   using In = std::remove_const_t<T>;
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   const strided_view<const In> cin = const_view(in);
-  const axis_plan plan = plan_of(canonicalize(cin, along, &out));
+  const axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
   const Acc identity = identity_of<Op, Acc>(op);
   if constexpr (std::is_same_v<Out, Acc>) {
     // Every axis, one contiguous run: the whole-array kernels.
@@ -218,7 +226,7 @@ void axis_plain(const strided_view<T>& in, const axes& along, const strided_view
       return;
     }
   }
-  axis_launch(cin.data, plan, std::int64_t(sizeof(In)) * plan.outputs * plan.reduced_size, identity, load, op,
+  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), identity, load, op,
                  device::plain_store<Out, Acc, Op>{out.data, init, op}, out.data, ws, stream);
 }
 
@@ -231,7 +239,7 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
   using kv = key_value<In>;
   using op = std::conditional_t<Max, arg_maximum, arg_minimum>;
   const strided_view<const In> cin = const_view(in);
-  const axis_plan plan = plan_of(canonicalize(cin, along, &indices));
+  const axis_plan plan = plan_of(canonicalize(cin, along, &indices), true);
   if (values) {
     if (values->rank != indices.rank)
       throw_invalid("the values have " + std::to_string(values->rank) + " axes, the indices " +
@@ -249,7 +257,7 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
       workspace::check_device_pointer(values->data, "the values", ws.device());
     }
   }
-  axis_launch(cin.data, plan, std::int64_t(sizeof(In)) * plan.outputs * plan.reduced_size, op::template identity<kv>(),
+  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), op::template identity<kv>(),
                  device::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
                  indices.data, ws, stream);
 }

@@ -57,7 +57,7 @@ __device__ __forceinline__ void combine_rows(Acc (&acc)[V], Acc (&shared)[Block]
 template <class Policy, int V, class In, class Acc, class Load, class Op, class Store>
 __global__ void __launch_bounds__(Policy::block, 3)
     columns_kernel(const In* __restrict__ in, const column_shape shape, Acc identity, Load load, Op op, Store store,
-                   Acc* __restrict__ partials, unsigned* __restrict__ counters) {
+                   unsigned* __restrict__ partials, unsigned* __restrict__ counters) {
   constexpr unsigned block = Policy::block;
   __shared__ Acc shared[block][V];
   const unsigned t = threadIdx.x, width = 1u << shape.width_log2, height = block >> shape.width_log2;
@@ -122,16 +122,16 @@ __global__ void __launch_bounds__(Policy::block, 3)
       write();
       continue;
     }
-    Acc* const parts = partials + tile_index * shape.splits * (width * V);
+    unsigned* const parts = partials + tile_index * shape.splits * (width * V) * word_count<Acc>;
     if (ty == 0)
 #pragma unroll
-      for (int k = 0; k < V; ++k) store_part(parts + part * (width * V) + tx * V + k, acc[k]);
+      for (int k = 0; k < V; ++k) store_part(parts, part * (width * V) + tx * V + k, acc[k]);
     if (!last_to_arrive(counters + tile_index, unsigned(shape.splits))) continue;
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] = identity;
     for (std::int64_t q = ty; q < shape.splits; q += height)
 #pragma unroll
-      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], load_part(parts + q * (width * V) + tx * V + k));
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], load_part<Acc>(parts, q * (width * V) + tx * V + k));
     combine_rows<V, block>(acc, shared, width, op);
     write();
   }

@@ -6,7 +6,8 @@
 // warp), the groups of a block on consecutive outputs, so that a warp's loads cover
 // consecutive rows; the grid strides over the outputs. long_rows_kernel: a block per part of
 // an output's rows, the parts combined by the block that finishes last (split_combine.cuh),
-// for outputs too few to fill the device with warps.
+// for outputs too few to fill the device with warps, their parts ranges of rows times ranges
+// of elements.
 //
 // Rows of stride 1 are read as 16-byte vectors after a scalar head up to the first 16-byte
 // boundary (any alignment); other rows element by element. The order of every combination
@@ -36,7 +37,10 @@ struct row_shape {
   bool vectors = false;       ///< rows of stride 1 may be read as 16-byte vectors
   bool aligned = false;       ///< and every row is whole vectors on 16-byte boundaries
   std::int64_t splits = 1;    ///< long_rows_kernel: parts per output
+  std::int64_t row_parts = 1;      ///< long_rows_kernel: ranges of rows among them (dividing splits)
+  std::int64_t rows_per_part = 1;  ///< long_rows_kernel: rows of a range
   std::int64_t chunk = 0;     ///< long_rows_kernel: elements of a row per part
+  unsigned lanes = 1;         ///< long_rows_kernel: threads per row
   bool stream_first = false;  ///< l2_policy of the loads
 };
 
@@ -187,40 +191,54 @@ __global__ void __launch_bounds__(Policy::block, 4)
   }
 }
 
-/// A block per part (shape.chunk elements of each row) of an output: blocks o * splits ...
-/// (o + 1) * splits - 1 reduce output o. With one part the block stores the output; with
-/// several, the last block to finish combines the parts in order (partials: outputs * splits
-/// accumulators; counters: one per output, zero between launches).
+/// A block per part of an output: blocks o * splits ... (o + 1) * splits - 1 reduce output o.
+/// A part is a range of the output's rows (row_parts of them, rows_per_part rows each) times a
+/// range of each row's elements (the rest of the splits, chunk elements each); the block's
+/// threads go over it in groups of `lanes` per row (shape.lanes), block / lanes rows at a time.
+/// With one part the block stores the output; with several, the last block to finish
+/// combines the parts in order (partials: outputs * splits parts; counters: one per output,
+/// zero between launches).
 template <class Policy, class In, class Acc, class Load, class Op, class Store>
 __global__ void __launch_bounds__(Policy::block)
     long_rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store,
-                     Acc* __restrict__ partials, unsigned* __restrict__ counters) {
+                     unsigned* __restrict__ partials, unsigned* __restrict__ counters) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
   const unsigned t = threadIdx.x;
   const std::int64_t o = blockIdx.x / shape.splits, part = blockIdx.x - o * shape.splits;
+  const std::int64_t length_parts = shape.splits / shape.row_parts;
+  const std::int64_t row_part = part / length_parts, length_part = part - row_part * length_parts;
   std::int64_t in_at, out_at;
   shape.kept.at(o, in_at, out_at);
-  const std::int64_t begin = part * shape.chunk;
+  const std::int64_t begin = length_part * shape.chunk;
   const std::int64_t end = begin + shape.chunk < shape.length ? begin + shape.chunk : shape.length;
+  const std::int64_t first_row = row_part * shape.rows_per_part;
+  const std::int64_t last_row =
+      first_row + shape.rows_per_part < shape.rows ? first_row + shape.rows_per_part : shape.rows;
+  const unsigned lanes = shape.lanes, lane = t % lanes, together = block / lanes;
   const std::uint64_t l2 = l2_policy(shape.stream_first);
   Acc acc = identity;
-  for (std::int64_t r = 0; r < shape.rows; ++r) {
-    std::int64_t row_at, index;
-    shape.outer.at(r, row_at, index);
-    reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
-               index + begin * shape.multiplier, shape.multiplier, t, block, shape.vectors, l2, identity, load, op);
-  }
+  const auto rows = [&](unsigned lane, unsigned lanes, unsigned together) {
+    for (std::int64_t r = first_row + t / lanes; r < last_row; r += together) {
+      std::int64_t row_at, index;
+      shape.outer.at(r, row_at, index);
+      reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
+                 index + begin * shape.multiplier, shape.multiplier, lane, lanes, shape.vectors, l2, identity, load,
+                 op);
+    }
+  };
+  if (shape.lanes == block) rows(t, block, 1);  // the common case, with the block's size known
+  else rows(lane, lanes, together);
   acc = block::reduce<block>(acc, op, storage);
   if (shape.splits == 1) {
     if (t == 0) store(out_at, acc);
     return;
   }
-  Acc* const parts = partials + o * shape.splits;
-  if (t == 0) store_part(parts + part, acc);
+  unsigned* const parts = partials + o * shape.splits * word_count<Acc>;
+  if (t == 0) store_part(parts, part, acc);
   if (!last_to_arrive(counters + o, unsigned(shape.splits))) return;
   Acc v = identity;
-  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, load_part(parts + k));
+  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, load_part<Acc>(parts, k));
   v = block::reduce<block>(v, op, storage);
   if (t == 0) store(out_at, v);
 }

@@ -2,9 +2,9 @@
 // Outputs whose elements are split over several blocks: each block writes its part of the
 // output's partials, and the block that arrives last combines every part, in part order.
 //
-//   store_part(partials + part_index, v);                 // the threads holding parts
+//   store_part(parts, k, v);                              // the threads holding parts
 //   if (last_to_arrive(counters + group, splits)) {       // every thread of the block
-//     const Acc p = load_part(partials + k);              // any part of the group, k in order
+//     const Acc p = load_part<Acc>(parts, k);             // any part of the group, in order
 //     ...
 //   }
 //
@@ -12,27 +12,34 @@
 // results are bit-identical run to run. The last block resets its counter to 0, ready for the
 // next launch.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "cured/thread/words.cuh"
 
 namespace cured::device {
 
-/// Writes a part (plain stores; last_to_arrive publishes them).
+/// Parts as the workspace holds them: each accumulator in word_count<Acc> 32-bit words, so
+/// that any accumulator (two-byte ones included) is written and read whole.
 template <class Acc>
-__device__ __forceinline__ void store_part(Acc* at, const Acc& v) {
-  store_whole(at, v);
+inline constexpr std::size_t part_bytes = word_count<Acc> * sizeof(unsigned);
+
+/// Writes part `k` of the parts at `parts` (plain stores; last_to_arrive publishes them).
+template <class Acc>
+__device__ __forceinline__ void store_part(unsigned* parts, std::int64_t k, const Acc& v) {
+  unsigned w[word_count<Acc>];
+  words_of(v, w);
+#pragma unroll
+  for (int j = 0; j < word_count<Acc>; ++j) parts[k * word_count<Acc> + j] = w[j];
 }
 
-/// Reads a part written by another block (at the L2: never a stale line of this SM's L1).
+/// Reads part `k`, written by another block (at the L2: never a stale line of this SM's L1).
 template <class Acc>
-__device__ __forceinline__ Acc load_part(const Acc* at) {
-  static_assert(sizeof(Acc) % 4 == 0 && alignof(Acc) >= 4, "cured: split accumulators must be whole 32-bit words");
+__device__ __forceinline__ Acc load_part(const unsigned* parts, std::int64_t k) {
   unsigned w[word_count<Acc>];
 #pragma unroll
-  for (int k = 0; k < word_count<Acc>; ++k)
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w[k]) : "l"(reinterpret_cast<const unsigned*>(at) + k)
-                 : "memory");
+  for (int j = 0; j < word_count<Acc>; ++j)
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w[j]) : "l"(parts + k * word_count<Acc> + j) : "memory");
   return from_words<Acc>(w);
 }
 

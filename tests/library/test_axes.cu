@@ -400,12 +400,6 @@ struct square {
 
 constexpr unsigned op_sums = 1, op_order = 2, op_all = 3;
 
-/// cured::min_async and max_async accumulate in the element type, and the split combine
-/// (grid/split_combine.cuh) takes whole 32-bit words only: for half they do not compile, so its
-/// min and max are checked through reduce with a float accumulator instead.
-template <class T>
-constexpr bool min_max_compiles = sizeof(T) % 4 == 0;
-
 /// Runs every op of T on views and compares each output with the CPU reference: sums
 /// (accumulator_t<T>; for float also into half outputs, and transform_reduce of squares),
 /// min, max, argmin and argmax (with and without values; for float also reduce with a user
@@ -594,13 +588,7 @@ private:
     if (run<T>(
             o, 0,
             [&](const strided_view<T>& out) {
-              if constexpr (!min_max_compiles<T>) {
-                // Through float, which holds every half exactly: the same outputs.
-                using op = std::conditional_t<Max, cured::maximum, cured::minimum>;
-                const float init = op::template identity<float>();
-                if (blocking_) cured::reduce(in, along, out, op{}, init, stream_);
-                else cured::reduce_async(in, along, out, op{}, init, ws_, stream_);
-              } else if constexpr (Max) {
+              if constexpr (Max) {
                 if (blocking_) cured::max(in, along, out, stream_);
                 else cured::max_async(in, along, out, ws_, stream_);
               } else {
@@ -1406,9 +1394,8 @@ TEST(Axes, LargeReducedExtentAbove2To31) {
     cured::sum_async(s.in, s.along, out_of(sums.data()), ws);
     EXPECT_EQ(read(sums.data()), std::vector<float>(std::size_t(m), 12.0f)) << s.name << ": sum";
     for (const bool max : {false, true}) {
-      // Through float (min_async and max_async of half do not compile: min_max_compiles).
-      if (max) cured::reduce_async(s.in, s.along, out_of(extremes.data()), cured::maximum{}, -INFINITY, ws);
-      else cured::reduce_async(s.in, s.along, out_of(extremes.data()), cured::minimum{}, INFINITY, ws);
+      if (max) cured::max_async(s.in, s.along, out_of(extremes.data()), ws);
+      else cured::min_async(s.in, s.along, out_of(extremes.data()), ws);
       for (const __half v : read(extremes.data()))
         EXPECT_EQ(__half2float(v), max ? 7.0f : -3.0f) << s.name << (max ? ": max" : ": min");
       if (max) cured::argmax_async(s.in, s.along, out_of(indices.data()), out_of(values.data()), ws);

@@ -28,8 +28,19 @@ struct context {
   void progress(const std::string& line) const { std::fprintf(stderr, "%s\n", line.c_str()); }
 };
 
+/// How the run's options time one measurement (cpu: of CPU code, which takes fewer samples).
+inline timing_plan plan_of(const context& ctx, bool cpu) {
+  timing_plan p;
+  p.cold = ctx.opt.cold;
+  p.hot = ctx.opt.hot;
+  p.samples = ctx.opt.samples;
+  p.min_samples = cpu ? 3 : 10;
+  return p;
+}
+
 /// Appends the rows of every selected implementation and op for element type `type`
-/// (one of the names options accepts). Returns false for a type cured-bench cannot run.
+/// (one of the names options accepts): over the sizes, or over the axis workloads when the
+/// options have them. Returns false for a type cured-bench cannot run.
 bool run_type(const std::string& type, context& ctx);
 
 }  // namespace cured::bench

@@ -40,15 +40,6 @@ struct implementation {
   bool reduces = true;  ///< false: no result to check (the floor): no_result_check
 };
 
-inline timing_plan plan_of(const context& ctx, bool cpu) {
-  timing_plan p;
-  p.cold = ctx.opt.cold;
-  p.hot = ctx.opt.hot;
-  p.samples = ctx.opt.samples;
-  p.min_samples = cpu ? 3 : 10;
-  return p;
-}
-
 /// The element types the ladder's steps are instantiated for.
 template <class T>
 concept ladder_type = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||

@@ -32,7 +32,7 @@ const type_run_entry* find_type(const std::string& type) {
 
 bool run_type(const std::string& type, context& ctx) {
   const type_run_entry* t = find_type(type);
-  if (t) t->run(ctx);
+  if (t) (ctx.opt.axis_mode() ? t->run_axes : t->run)(ctx);
   return t != nullptr;
 }
 
@@ -67,6 +67,14 @@ void print_list() {
               "     spread (random exponents over the type's whole finite range), cancel (uniform in [-1, 1)),\n"
               "     boundary (1, half an ulp, then pairs v, -v: a rounding tie for even n), subnormal; all but\n"
               "     exact: float, double and half, checked against the exact sum of the device's values\n");
+  std::printf("axis workloads (--shape with --axes, --axes-grid):\n");
+  std::printf("  cured    the library's asynchronous axis call (cured::sum_async(view, axes, out, ws, stream) ...)\n");
+  std::printf("  cub      cub::DeviceSegmentedReduce over the rows (shapes whose reduced axes are the trailing ones;\n"
+              "           temporary storage allocated once, outside the timing)\n");
+  std::printf("  floor    a kernel that reads the input and writes the output's bytes, nothing else\n");
+  std::printf("  ops:");
+  for (const auto name : axis_op_names_in_order) std::printf(" %s", std::string(name).c_str());
+  std::printf(" (sums write the accumulator; argmin, argmax int64 indices); exact data\n");
 }
 
 int run(int argc, char** argv) {
@@ -102,8 +110,12 @@ int run(int argc, char** argv) {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
-    std::fprintf(stderr, "cured-bench: no CUDA device (%s); running the CPU implementations only\n",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    if (opt.axis_mode())
+      std::fprintf(stderr, "cured-bench: no CUDA device (%s); the axis workloads run on the GPU only: nothing timed\n",
+                   e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    else
+      std::fprintf(stderr, "cured-bench: no CUDA device (%s); running the CPU implementations only\n",
+                   e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     info.device = "none (CPU only)";
   } else if (opt.device >= count) {
     std::fprintf(stderr, "cured-bench: device %d does not exist (%d found)\n", opt.device, count);

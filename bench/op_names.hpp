@@ -2,13 +2,31 @@
 // The ops cured-bench times, in canonical order (--ops, --list, the rows). Plain C++: the
 // command line's view of op_table (bench/ops.cuh), whose entries say how each implementation
 // runs each op; ops.cuh checks at compile time that its entries carry these names in this order.
+// The ops of axis workloads are a subset, in the same order: the command line's view of
+// axis_op_entries (bench/axis_ops.cuh), checked there the same way.
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace cured::bench {
 
 inline constexpr std::array<std::string_view, 6> op_names_in_order = {"sum",    "exact_sum", "min",
                                                                      "max",    "argmin",    "argmax"};
+
+/// The ops of axis workloads (--shape, --axes-grid): every op but exact_sum.
+inline constexpr std::array<std::string_view, 5> axis_op_names_in_order = {"sum", "min", "max", "argmin", "argmax"};
+
+/// Whether the axis ops are op names, in the order of op_names_in_order.
+constexpr bool axis_ops_in_order() {
+  std::size_t at = 0;
+  for (const std::string_view name : axis_op_names_in_order) {
+    while (at < op_names_in_order.size() && op_names_in_order[at] != name) ++at;
+    if (at == op_names_in_order.size()) return false;
+    ++at;
+  }
+  return true;
+}
+static_assert(axis_ops_in_order(), "axis_op_names_in_order must be op names, in the order of op_names_in_order");
 
 }  // namespace cured::bench

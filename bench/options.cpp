@@ -21,6 +21,8 @@ constexpr u128 u128_max = ~u128(0);
 constexpr std::array<std::string_view, 17> impl_list = {
     "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
     "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
+/// The implementations of axis workloads, in impl_list's order.
+constexpr std::array<std::string_view, 3> axis_impl_list = {"cured", "cub", "floor"};
 constexpr std::array<std::string_view, 6> data_list = {"exact", "normal", "spread", "cancel", "boundary", "subnormal"};
 
 /// The names of bench/types.txt's types, in its order.
@@ -218,12 +220,57 @@ options::format parse_format(std::string_view s) {
 
 /// Which options take a value; every other known option is a flag.
 bool takes_value(std::string_view name) {
-  static constexpr std::string_view valued[] = {"impl", "steps",  "block", "sizes", "types", "ops",
-                                                "mode", "samples", "device", "format", "out", "seed", "data"};
+  static constexpr std::string_view valued[] = {"impl",   "steps",  "block", "sizes", "types", "ops",  "mode",
+                                                "samples", "device", "format", "out", "seed",  "data", "shape",
+                                                "axes"};
   return std::find(std::begin(valued), std::end(valued), name) != std::end(valued);
 }
 
-bool is_flag(std::string_view name) { return name == "list" || name == "help"; }
+bool is_flag(std::string_view name) { return name == "list" || name == "help" || name == "axes-grid"; }
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// The items of `part` separated by runs of whitespace.
+std::vector<std::string_view> split_spaces(std::string_view part) {
+  std::vector<std::string_view> items;
+  std::size_t i = 0;
+  while (i < part.size()) {
+    while (i < part.size() && is_space(part[i])) ++i;
+    std::size_t j = i;
+    while (j < part.size() && !is_space(part[j])) ++j;
+    if (j > i) items.push_back(part.substr(i, j - i));
+    i = j;
+  }
+  return items;
+}
+
+/// Names of `list` (validated by parse_names already) for an axis run: "all" stands for every
+/// name of `axis_names`; a name outside it throws, naming what axis workloads take.
+std::vector<std::string> axis_names(std::string_view list, std::span<const std::string_view> axis_names,
+                                    std::string_view what, std::string_view mode) {
+  std::vector<bool> chosen(axis_names.size(), false);
+  for (const auto item : split_list(list)) {
+    if (item == "all") {
+      std::fill(chosen.begin(), chosen.end(), true);
+      continue;
+    }
+    const auto it = std::find(axis_names.begin(), axis_names.end(), item);
+    if (it == axis_names.end()) {
+      std::string names;
+      for (const auto n : axis_names) {
+        if (!names.empty()) names += ", ";
+        names += n;
+      }
+      throw parse_error(std::string(what) + " " + quoted(item) + " does not run on axis workloads (" + std::string(mode) +
+                        " takes " + names + ")");
+    }
+    chosen[std::size_t(it - axis_names.begin())] = true;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < axis_names.size(); ++i)
+    if (chosen[i]) out.emplace_back(axis_names[i]);
+  return out;
+}
 
 }  // namespace
 
@@ -231,6 +278,132 @@ std::span<const std::string_view> implementation_names() { return impl_list; }
 std::span<const std::string_view> type_names() { return type_list; }
 std::span<const std::string_view> op_names() { return op_names_in_order; }
 std::span<const std::string_view> data_names() { return data_list; }
+std::span<const std::string_view> axis_implementation_names() { return axis_impl_list; }
+std::span<const std::string_view> axis_op_names() { return axis_op_names_in_order; }
+
+std::int64_t axis_workload::elements() const {
+  std::int64_t n = 1;
+  for (const std::int64_t e : shape) n *= e;
+  return n;
+}
+
+std::int64_t axis_workload::outputs() const {
+  std::int64_t n = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (std::find(axes.begin(), axes.end(), int(k)) == axes.end()) n *= shape[k];
+  return n;
+}
+
+std::int64_t axis_workload::reduced() const {
+  std::int64_t n = 1;
+  for (const int a : axes) n *= shape[std::size_t(a)];
+  return n;
+}
+
+bool axis_workload::rows() const {
+  bool reduced_before = false;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    const bool reduced = std::find(axes.begin(), axes.end(), int(k)) != axes.end();
+    if (!reduced && reduced_before) return false;
+    reduced_before |= reduced;
+  }
+  return true;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text;
+  for (const std::int64_t e : shape) {
+    if (!text.empty()) text += 'x';
+    text += std::to_string(e);
+  }
+  return text;
+}
+
+std::string axes_text(const std::vector<int>& axes) {
+  std::string text;
+  for (const int a : axes) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(a);
+  }
+  return text;
+}
+
+std::vector<std::int64_t> parse_shape(std::string_view text) {
+  constexpr std::string_view form = " (a shape is extents joined by 'x', as in 4096x1024 or 8x2^20x8)";
+  std::vector<std::int64_t> shape;
+  u128 product = 1;
+  for (const auto extent : split(text, 'x')) {
+    if (extent.empty()) throw parse_error("cannot parse shape " + quoted(text) + ": an empty extent" + std::string(form));
+    std::int64_t e = 0;
+    try {
+      e = parse_size(extent);
+    } catch (const parse_error& error) {
+      throw parse_error("cannot parse shape " + quoted(text) + ": " + error.what() + std::string(form));
+    }
+    if (e == 0) throw parse_error("shape " + quoted(text) + " has an extent 0: extents are at least 1");
+    shape.push_back(e);
+    product = mul_sat(product, u128(e));
+  }
+  if (shape.size() > 8)
+    throw parse_error("shape " + quoted(text) + " has " + std::to_string(shape.size()) + " axes: at most 8");
+  if (product > u128(size_limit)) throw parse_error("shape " + quoted(text) + " has more than 2^62 elements");
+  return shape;
+}
+
+std::vector<std::vector<std::int64_t>> parse_shapes(std::string_view list) {
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const auto part : split(list, ';')) {
+    const auto items = split_spaces(part);
+    if (items.empty()) throw parse_error("empty item in shape list " + quoted(list));
+    for (const auto item : items) shapes.push_back(parse_shape(item));
+  }
+  return shapes;
+}
+
+std::vector<int> parse_axes(std::string_view list) {
+  std::vector<int> axes;
+  for (const auto item : split_list(list)) {
+    const bool negative = item.front() == '-';
+    const std::string_view digits = negative ? item.substr(1) : item;
+    const auto v = all_digits(digits) ? parse_whole<int>(digits) : std::nullopt;
+    if (!v)
+      throw parse_error("cannot parse axis " + quoted(item) +
+                        " (axes are whole numbers, negative ones counting from the last axis)");
+    axes.push_back(negative ? -*v : *v);
+  }
+  return axes;
+}
+
+std::vector<int> normalize_axes(const std::vector<int>& axes, int rank, std::string_view shape) {
+  std::vector<int> out;
+  for (const int a : axes) {
+    if (a < -rank || a >= rank)
+      throw parse_error("axis " + std::to_string(a) + " is out of range for shape " + quoted(shape) + " (" +
+                        std::to_string(rank) + (rank == 1 ? " axis: " : " axes: ") + std::to_string(-rank) + ".." +
+                        std::to_string(rank - 1) + ")");
+    const int axis = a < 0 ? a + rank : a;
+    if (std::find(out.begin(), out.end(), axis) != out.end())
+      throw parse_error("axis " + std::to_string(axis) + " of shape " + quoted(shape) + " is named twice in --axes");
+    out.push_back(axis);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<axis_workload> default_axis_grid() {
+  std::vector<axis_workload> grid;
+  for (const int e : {20, 24, 28}) {
+    const std::int64_t n = std::int64_t(1) << e;
+    for (const int axis : {1, 0})
+      for (std::int64_t rows = 1; rows <= n / 2; rows *= 4) grid.push_back({{rows, n / rows}, {axis}});
+  }
+  for (const auto& shape : {std::vector<std::int64_t>{64, 4096, 64}, std::vector<std::int64_t>{1024, 256, 256},
+                            std::vector<std::int64_t>{8, std::int64_t(1) << 20, 8},
+                            std::vector<std::int64_t>{4096, 64, 256}})
+    grid.push_back({shape, {1}});
+  return grid;
+}
 
 std::string_view data_name(data_family f) {
   const auto i = std::size_t(f);
@@ -318,6 +491,9 @@ options parse_options(int argc, const char* const* argv) {
   std::optional<std::string> impl_list_arg;
   std::optional<std::vector<int>> steps_arg;
   std::optional<std::vector<std::int64_t>> sizes_arg;
+  std::optional<std::string> ops_arg;
+  std::vector<std::vector<std::int64_t>> shapes;  // every --shape, in order
+  std::optional<std::vector<int>> axes_arg;
   bool block_given = false, types_given = false;
   std::vector<std::string_view> positional;
   bool only_positional = false;
@@ -342,7 +518,7 @@ options parse_options(int argc, const char* const* argv) {
     const std::string option = "--" + std::string(name);
     if (is_flag(name)) {
       if (eq != std::string_view::npos) throw parse_error("option " + quoted(option) + " takes no value");
-      (name == "list" ? opt.list : opt.help) = true;
+      (name == "list" ? opt.list : name == "help" ? opt.help : opt.axes_grid) = true;
       continue;
     }
     if (!takes_value(name)) throw parse_error("unknown option " + quoted(option) + " (see --help)");
@@ -372,6 +548,7 @@ options parse_options(int argc, const char* const* argv) {
       types_given = true;
     } else if (name == "ops") {
       opt.ops = parse_names(value, op_names_in_order, "op");
+      ops_arg = std::string(value);
     } else if (name == "mode") {
       if (value == "cold" || value == "hot" || value == "both") {
         opt.cold = value != "hot";
@@ -392,7 +569,46 @@ options parse_options(int argc, const char* const* argv) {
     } else if (name == "seed") {
       opt.seed = parse_seed(value);
       opt.seed_given = true;
+    } else if (name == "shape") {
+      for (auto& shape : parse_shapes(value)) shapes.push_back(std::move(shape));
+    } else if (name == "axes") {
+      axes_arg = parse_axes(value);
     }
+  }
+
+  // Axis workloads: --shape with --axes, or --axes-grid; the whole-array options do not apply.
+  if (opt.axes_grid && (!shapes.empty() || axes_arg))
+    throw parse_error("--axes-grid runs its own shapes and axes: give it without --shape and --axes");
+  if (!shapes.empty() && !axes_arg) throw parse_error("--shape needs --axes (the axes to reduce, e.g. --axes 1)");
+  if (axes_arg && shapes.empty()) throw parse_error("--axes needs --shape (the array to reduce, e.g. --shape 4096x1024)");
+  if (opt.axes_grid || !shapes.empty()) {
+    const std::string mode = opt.axes_grid ? "--axes-grid" : "--shape";
+    const auto not_with = [&](std::string_view option) {
+      throw parse_error(std::string(option) + " does not apply with " + mode +
+                        " (axis workloads have shapes, not sizes, and no ladder steps)");
+    };
+    if (sizes_arg) not_with("--sizes");
+    if (steps_arg) not_with("--steps");
+    if (block_given) not_with("--block");
+    if (!positional.empty())
+      throw parse_error("unexpected argument " + quoted(positional[0]) + " (the positional form N [STEP [THREADS]] does not apply with " +
+                        mode + ")");
+    if (opt.data != data_family::exact)
+      throw parse_error("--data " + std::string(data_name(opt.data)) + " does not apply with " + mode +
+                        ": axis workloads take the exact family (small integers: every sum exact)");
+    if (opt.axes_grid) {
+      opt.workloads = default_axis_grid();
+    } else {
+      for (const auto& shape : shapes) {
+        axis_workload w{shape, normalize_axes(*axes_arg, int(shape.size()), shape_text(shape))};
+        if (std::find(opt.workloads.begin(), opt.workloads.end(), w) == opt.workloads.end())
+          opt.workloads.push_back(std::move(w));
+      }
+    }
+    opt.impls = axis_names(impl_list_arg.value_or("all"), axis_impl_list, "implementation", mode);
+    opt.ops = ops_arg ? axis_names(*ops_arg, axis_op_names_in_order, "op", mode) : std::vector<std::string>{"sum"};
+    if (!types_given) opt.types = {"float", "int32"};
+    return opt;
   }
 
   // The seeds' positional form: N [STEP [THREADS]].
@@ -460,12 +676,16 @@ options parse_options(int argc, const char* const* argv) {
 
 std::string usage() {
   std::string text = R"(usage: cured-bench [options]
+       cured-bench --shape SHAPES --axes AXES [options]   axis workloads
+       cured-bench --axes-grid [options]                  the default axis grid
        cured-bench N [STEP [THREADS]]     the seeds' form: size N, ladder step STEP (default 1)
                                           and THREADS per block, beside cub, thrust and cpu
 
 Times every selected reduction over every size, type and op, cold (L2 flushed) and hot,
 checks each result against an exact reference, and reports time, GB/s, % of the device's
 measured read ceiling and of its theoretical peak, and speedups over step1 and CUB.
+Axis workloads (reductions along axes of an N-D array) report GB/s over the bytes read
+and written, and % of the floor's GB/s measured in the same run.
 
 options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, thrust, cpu, cpu-mt,
@@ -497,6 +717,24 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --list           list the implementations, types and ops, then exit
   -h, --help       show this text, then exit
 
+axis workloads (instead of --sizes; --steps, --block and other --data do not apply):
+  --shape SHAPES   contiguous row-major arrays to reduce: extents joined by 'x',
+                   outermost first, rank 1 to 8 (4096x1024, 64x4096x64, 8x2^20x8);
+                   several separated by ';' or spaces ("4096x1024;1024x4096"),
+                   and --shape may be given again (every shape is kept)
+  --axes AXES      the axes each shape is reduced along: 1, 0,2, -1 (from the last)
+  --axes-grid      the default grid: rows x cols of 2^20, 2^24 and 2^28 elements,
+                   rows 1, 4, 16, ... up to half of them, along axis 1 and along
+                   axis 0; then 64x4096x64, 1024x256x256, 8x2^20x8 and
+                   4096x64x256 along axis 1
+  with them, --impl takes cured (the library's asynchronous axis call), cub
+                   (cub::DeviceSegmentedReduce over the rows: shapes whose reduced
+                   axes are the trailing ones only) and floor (a kernel that
+                   reads the input and writes the output's bytes)         [all]
+  and --ops takes  @AXIS_OPS@, or all@AXIS_OPS_PAD@[sum]
+                   (sums write the accumulator: int32 into int64, uint32 into
+                   uint64, half into float; argmin and argmax int64 indices)
+
 exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong,
 2 for bad arguments.
 )";
@@ -515,6 +753,7 @@ exit status: 0 when every result checked ok (or was skipped), 1 when one was wro
   };
   fill("@TYPES@", "@TYPES_PAD@", type_list);
   fill("@OPS@", "@OPS_PAD@", op_names_in_order);
+  fill("@AXIS_OPS@", "@AXIS_OPS_PAD@", axis_op_names_in_order);
   return text;
 }
 

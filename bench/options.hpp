@@ -6,7 +6,7 @@
 //
 // Every list comes back without duplicates, in canonical order: impls and steps in the order of
 // implementation_names() and 1..10, types and ops in the order of type_names() and op_names(),
-// sizes ascending.
+// sizes ascending; axis workloads in the order given (the grid's: by size, then axis, then rows).
 
 #include <cstdint>
 #include <span>
@@ -22,11 +22,28 @@ namespace cured::bench {
 /// The input families --data selects: the harness's.
 using harness::data_family;
 
+/// One axis workload: a contiguous row-major array of `shape` reduced along `axes`.
+struct axis_workload {
+  std::vector<std::int64_t> shape;  ///< extents, outermost first: 1..8 of them, each >= 1
+  std::vector<int> axes;            ///< the reduced axes: 0..rank-1, ascending, each once
+
+  std::int64_t elements() const;  ///< the product of the extents
+  std::int64_t outputs() const;   ///< the product of the kept extents (1 when every axis is reduced)
+  std::int64_t reduced() const;   ///< elements per output: the product of the reduced extents
+  /// Whether each output's elements are one contiguous run, the outputs one after another (no
+  /// kept axis of extent above 1 after a reduced one): rows, as cub::DeviceSegmentedReduce takes them.
+  bool rows() const;
+  bool operator==(const axis_workload&) const = default;
+};
+
 struct options {
   std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cub, thrust, floor, cpu, cpu-mt
   std::vector<int> steps;           ///< the ladder steps in impls, ascending (empty when no step is selected)
   int block = 256;                  ///< threads per block for the ladder steps: a power of two in [32, 1024]
-  std::vector<std::int64_t> sizes;  ///< element counts, ascending
+  std::vector<std::int64_t> sizes;  ///< element counts, ascending (empty when workloads is not)
+  /// --shape/--axes or --axes-grid: the axis workloads, timed instead of whole arrays of sizes.
+  std::vector<axis_workload> workloads;
+  bool axes_grid = false;           ///< --axes-grid: workloads is default_axis_grid()
   std::vector<std::string> types;   ///< names from type_names(); floating types only unless data is exact
   std::vector<std::string> ops;     ///< names from op_names()
   data_family data = data_family::exact;  ///< --data: the input family (data_names())
@@ -39,6 +56,9 @@ struct options {
   bool seed_positional = false;     ///< the seeds' "N [STEP [THREADS]]" form was used
   std::uint64_t seed = 0;           ///< --seed, for reproducible inputs; meaningful when seed_given
   bool seed_given = false;
+
+  /// The run times axis workloads (cured, cub and floor over workloads) instead of whole arrays.
+  bool axis_mode() const { return !workloads.empty(); }
 };
 
 /// A bad command line; what() is one line naming the bad value.
@@ -54,6 +74,11 @@ struct parse_error : std::runtime_error {
 /// --data normal or spread: the default types are float,double, and integer types are an error.
 /// Positional "N [STEP [THREADS]]" (the seeds' form): sizes {N}, block THREADS, and unless
 /// --impl or --steps is given, impls {stepSTEP, cub, thrust, cpu} with STEP 1 when omitted.
+/// Axis workloads: --shape (repeatable; each a list, parse_shapes) with --axes (parse_axes,
+/// every axis checked against every shape's rank), or --axes-grid alone. They run the
+/// implementations of axis_implementation_names() (default all three) and the ops of
+/// axis_op_names() (default sum; "all" means those five), exact data only; --sizes, --steps,
+/// --block and the positional form are errors beside them.
 options parse_options(int argc, const char* const* argv);
 
 /// An element count. Forms: "1048576"; "2^20" (any base ^ exponent); "1e6", "1.5e6" (must be a
@@ -70,6 +95,32 @@ std::vector<std::int64_t> parse_sizes(std::string_view list);
 /// ascending, duplicates removed. Throws parse_error.
 std::vector<int> parse_steps(std::string_view list);
 
+/// A --shape item: extents joined by 'x', outermost first, each a size without 'x' (parse_size:
+/// "4096", "2^20", "1Mi", "1e3"), each at least 1, 1 to 8 of them, their product at most 2^62.
+/// Throws parse_error naming the shape.
+std::vector<std::int64_t> parse_shape(std::string_view text);
+
+/// A --shape value: shapes separated by ';' or whitespace ("4096x1024;64x4096x64",
+/// "4096x1024 1024x4096"), in the order given. Throws parse_error (an empty item between two ';').
+std::vector<std::vector<std::int64_t>> parse_shapes(std::string_view list);
+
+/// An --axes value: comma-separated axis numbers, negative ones counting from the last axis
+/// ("1", "0,2", "-1"), as given; parse_options checks them against each shape. Throws parse_error.
+std::vector<int> parse_axes(std::string_view list);
+
+/// `axes` (as parse_axes gives them) of an array of `rank` axes: each in -rank..rank-1, made
+/// non-negative, ascending; an axis named twice throws. `shape` names the shape in messages.
+std::vector<int> normalize_axes(const std::vector<int>& axes, int rank, std::string_view shape);
+
+/// The --axes-grid workloads. For n = 2^20, 2^24 and 2^28: rows x cols with rows*cols = n and
+/// rows = 1, 4, 16, ... up to n/2, reduced along axis 1, then the same shapes along axis 0;
+/// then the 3-D shapes 64x4096x64, 1024x256x256, 8x2^20x8 and 4096x64x256 along axis 1.
+std::vector<axis_workload> default_axis_grid();
+
+/// "4096x1024"; "0,2".
+std::string shape_text(const std::vector<std::int64_t>& shape);
+std::string axes_text(const std::vector<int>& axes);
+
 /// The --help text (several lines, ending in a newline).
 std::string usage();
 
@@ -81,6 +132,10 @@ std::vector<std::int64_t> default_sizes();
 std::span<const std::string_view> implementation_names();
 std::span<const std::string_view> type_names();
 std::span<const std::string_view> op_names();
+
+/// The implementations and ops of axis workloads, in canonical order (subsets of the above).
+std::span<const std::string_view> axis_implementation_names();
+std::span<const std::string_view> axis_op_names();
 
 /// The --data names, in data_family order: "exact", "normal", "spread".
 std::span<const std::string_view> data_names();

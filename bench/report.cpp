@@ -1,9 +1,11 @@
 #include "bench/report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <string_view>
 #include <tuple>
 
@@ -51,7 +53,12 @@ constexpr column table_columns[] = {{"impl", true},    {"type", true},   {"op", 
                                     {"block", false},  {"cold ms", false}, {"hot ms", false}, {"GB/s", false},
                                     {"%ceil", false},  {"%peak", false},  {"x step1", false}, {"x cub", false},
                                     {"check", true}};
-constexpr std::size_t column_count = std::size(table_columns);
+
+/// The columns of axis rows.
+constexpr column axis_columns[] = {{"impl", true},     {"type", true},    {"op", true},     {"shape", true},
+                                   {"axes", true},     {"cold ms", false}, {"hot ms", false}, {"GB/s", false},
+                                   {"%floor", false},  {"%ceil", false},  {"%peak", false},  {"x cub", false},
+                                   {"check", true}};
 
 std::vector<std::string> display_cells(const row& r) {
   return {one_line(r.impl),       one_line(r.type),        one_line(r.op),
@@ -59,6 +66,59 @@ std::vector<std::string> display_cells(const row& r) {
           fixed(r.hot_ms, 4),     fixed(r.gbps, 1),        fixed(r.pct_ceiling, 1),
           fixed(r.pct_peak, 1),   fixed(r.vs_step1, 2),    fixed(r.vs_cub, 2),
           one_line(r.check)};
+}
+
+std::vector<std::string> axis_cells(const row& r) {
+  return {one_line(r.impl),         one_line(r.type),        one_line(r.op),
+          shape_text(r.shape),      axes_text(r.axes),       fixed(r.cold_ms, 4),
+          fixed(r.hot_ms, 4),       fixed(r.gbps, 1),        fixed(r.pct_floor, 1),
+          fixed(r.pct_ceiling, 1),  fixed(r.pct_peak, 1),    fixed(r.vs_cub, 2),
+          one_line(r.check)};
+}
+
+/// The rows of one kind, in order: axis rows (axis true) or whole-array rows.
+std::vector<const row*> rows_of_kind(const std::vector<row>& rows, bool axis) {
+  std::vector<const row*> out;
+  for (const auto& r : rows)
+    if (r.axis() == axis) out.push_back(&r);
+  return out;
+}
+
+bool any_axis_rows(const std::vector<row>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const row& r) { return r.axis(); });
+}
+
+/// Aligned columns under their titles and a rule.
+template <class Cells>
+void write_aligned(std::ostream& os, std::span<const column> columns, const std::vector<const row*>& rows, Cells cells_of) {
+  const std::size_t count = columns.size();
+  std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
+  for (const row* r : rows) cells.push_back(cells_of(*r));
+  std::vector<std::size_t> width(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    width[c] = columns[c].title.size();
+    for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
+  }
+  auto put = [&](std::size_t c, std::string_view text) {
+    const std::string pad(width[c] - text.size(), ' ');
+    if (c > 0) os << "  ";
+    if (c + 1 == count) {
+      os << text;  // last column: no trailing spaces
+    } else if (columns[c].left) {
+      os << text << pad;
+    } else {
+      os << pad << text;
+    }
+  };
+  for (std::size_t c = 0; c < count; ++c) put(c, columns[c].title);
+  os << "\n";
+  for (std::size_t c = 0; c < count; ++c) put(c, std::string(width[c], '-'));
+  os << "\n";
+  for (const auto& line : cells) {
+    for (std::size_t c = 0; c < count; ++c) put(c, line[c]);
+    os << "\n";
+  }
 }
 
 void write_table(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
@@ -70,33 +130,10 @@ void write_table(std::ostream& os, const run_info& info, const std::vector<row>&
   if (!info.date.empty()) os << "date: " << one_line(info.date) << "\n";
   os << "\n";
 
-  std::vector<std::vector<std::string>> cells;
-  cells.reserve(rows.size());
-  for (const auto& r : rows) cells.push_back(display_cells(r));
-  std::size_t width[column_count];
-  for (std::size_t c = 0; c < column_count; ++c) {
-    width[c] = table_columns[c].title.size();
-    for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
-  }
-  auto put = [&](std::size_t c, std::string_view text) {
-    const std::string pad(width[c] - text.size(), ' ');
-    if (c > 0) os << "  ";
-    if (c + 1 == column_count) {
-      os << text;  // last column: no trailing spaces
-    } else if (table_columns[c].left) {
-      os << text << pad;
-    } else {
-      os << pad << text;
-    }
-  };
-  for (std::size_t c = 0; c < column_count; ++c) put(c, table_columns[c].title);
-  os << "\n";
-  for (std::size_t c = 0; c < column_count; ++c) put(c, std::string(width[c], '-'));
-  os << "\n";
-  for (const auto& line : cells) {
-    for (std::size_t c = 0; c < column_count; ++c) put(c, line[c]);
-    os << "\n";
-  }
+  const auto whole = rows_of_kind(rows, false), axis = rows_of_kind(rows, true);
+  if (!whole.empty() || axis.empty()) write_aligned(os, table_columns, whole, display_cells);
+  if (!whole.empty() && !axis.empty()) os << "\n";
+  if (!axis.empty()) write_aligned(os, axis_columns, axis, axis_cells);
   if (rows.empty()) os << "(no rows)\n";
 }
 
@@ -119,19 +156,30 @@ std::string md_code(std::string_view s) {
   return fence + " " + one_line(s) + " " + fence;
 }
 
+/// A GitHub table of `rows`.
+template <class Cells>
+void write_md_table(std::ostream& os, std::span<const column> columns, const std::vector<const row*>& rows,
+                    Cells cells_of) {
+  os << "|";
+  for (const auto& c : columns) os << " " << c.title << " |";
+  os << "\n|";
+  for (const auto& c : columns) os << (c.left ? " --- |" : " ---: |");
+  os << "\n";
+  for (const row* r : rows) {
+    os << "|";
+    for (const auto& cell : cells_of(*r)) os << " " << md_cell(cell) << " |";
+    os << "\n";
+  }
+}
+
 void write_md(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
   os << "Device: " << (info.device.empty() ? "unknown" : one_line(info.device)) << "; read ceiling "
      << fixed(info.ceiling_gbps, 1) << " GB/s, peak " << fixed(info.peak_gbps, 1) << " GB/s; command: "
-     << (info.command.empty() ? "unknown" : md_code(info.command)) << "\n\n|";
-  for (const auto& c : table_columns) os << " " << c.title << " |";
-  os << "\n|";
-  for (const auto& c : table_columns) os << (c.left ? " --- |" : " ---: |");
-  os << "\n";
-  for (const auto& r : rows) {
-    os << "|";
-    for (const auto& cell : display_cells(r)) os << " " << md_cell(cell) << " |";
-    os << "\n";
-  }
+     << (info.command.empty() ? "unknown" : md_code(info.command)) << "\n\n";
+  const auto whole = rows_of_kind(rows, false), axis = rows_of_kind(rows, true);
+  if (!whole.empty() || axis.empty()) write_md_table(os, table_columns, whole, display_cells);
+  if (!whole.empty() && !axis.empty()) os << "\n";
+  if (!axis.empty()) write_md_table(os, axis_columns, axis, axis_cells);
 }
 
 // ---- csv --------------------------------------------------------------------------------
@@ -149,14 +197,23 @@ std::string csv_field(std::string_view s) {
 std::string csv_number(double v) { return measured(v) ? number_text(v) : std::string(); }
 
 void write_csv(std::ostream& os, const std::vector<row>& rows) {
-  os << "impl,type,op,data,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check\n";
+  const bool axis = any_axis_rows(rows);
+  os << "impl,type,op,data,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check"
+     << (axis ? ",shape,axes,outputs,pct_floor\n" : "\n");
   for (const auto& r : rows) {
     os << csv_field(r.impl) << ',' << csv_field(r.type) << ',' << csv_field(r.op) << ',' << csv_field(r.data) << ','
        << r.n << ','
        << (r.block > 0 ? std::to_string(r.block) : std::string()) << ',' << csv_number(r.cold_ms) << ','
        << csv_number(r.hot_ms) << ',' << csv_number(r.bytes) << ',' << csv_number(r.gbps) << ','
        << csv_number(r.pct_ceiling) << ',' << csv_number(r.pct_peak) << ',' << csv_number(r.vs_step1) << ','
-       << csv_number(r.vs_cub) << ',' << csv_field(r.check) << "\n";
+       << csv_number(r.vs_cub) << ',' << csv_field(r.check);
+    if (axis && r.axis()) {
+      os << ',' << csv_field(shape_text(r.shape)) << ',' << csv_field(axes_text(r.axes)) << ',' << r.outputs << ','
+         << csv_number(r.pct_floor);
+    } else if (axis) {
+      os << ",,,,";
+    }
+    os << "\n";
   }
 }
 
@@ -241,7 +298,15 @@ void write_json(std::ostream& os, const run_info& info, const std::vector<row>& 
        << ", \"bytes\": " << json_number(r.bytes) << ", \"gbps\": " << json_number(r.gbps)
        << ", \"pct_ceiling\": " << json_number(r.pct_ceiling) << ", \"pct_peak\": " << json_number(r.pct_peak)
        << ", \"vs_step1\": " << json_number(r.vs_step1) << ", \"vs_cub\": " << json_number(r.vs_cub)
-       << ", \"check\": " << json_string(r.check) << "}";
+       << ", \"check\": " << json_string(r.check);
+    if (r.axis()) {
+      os << ", \"shape\": [";
+      for (std::size_t k = 0; k < r.shape.size(); ++k) os << (k ? ", " : "") << r.shape[k];
+      os << "], \"axes\": [";
+      for (std::size_t k = 0; k < r.axes.size(); ++k) os << (k ? ", " : "") << r.axes[k];
+      os << "], \"outputs\": " << r.outputs << ", \"pct_floor\": " << json_number(r.pct_floor);
+    }
+    os << "}";
   }
   os << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }
@@ -260,15 +325,21 @@ double percent(double part, double whole) {
 }  // namespace
 
 void fill_derived(std::vector<row>& rows, const run_info& info) {
-  using key = std::tuple<std::string, std::string, std::string, std::int64_t>;
-  std::map<key, const row*> step1, cub;
+  // type, op, data, n, and for axis rows the shape and axes ("" for whole-array rows)
+  using key = std::tuple<std::string, std::string, std::string, std::int64_t, std::string, std::string>;
+  const auto key_of = [](const row& r) {
+    return r.axis() ? key{r.type, r.op, r.data, r.n, shape_text(r.shape), axes_text(r.axes)}
+                    : key{r.type, r.op, r.data, r.n, "", ""};
+  };
+  std::map<key, const row*> step1, cub, floor;
   for (const auto& r : rows) {
-    if (r.impl == "step1") step1.try_emplace(key{r.type, r.op, r.data, r.n}, &r);
-    if (r.impl == "cub") cub.try_emplace(key{r.type, r.op, r.data, r.n}, &r);
+    if (r.impl == "step1") step1.try_emplace(key_of(r), &r);
+    if (r.impl == "cub") cub.try_emplace(key_of(r), &r);
+    if (r.impl == "floor" && r.axis()) floor.try_emplace(key_of(r), &r);
   }
   // Pointers into rows stay valid: only the derived fields change below, never the size.
-  auto ratio = [](const std::map<key, const row*>& refs, const row& r) {
-    const auto it = refs.find(key{r.type, r.op, r.data, r.n});
+  auto ratio = [&](const std::map<key, const row*>& refs, const row& r) {
+    const auto it = refs.find(key_of(r));
     return it == refs.end() ? not_measured : speedup(*it->second, r);
   };
   for (auto& r : rows) {
@@ -278,6 +349,7 @@ void fill_derived(std::vector<row>& rows, const run_info& info) {
     r.pct_peak = percent(r.gbps, info.peak_gbps);
     r.vs_step1 = ratio(step1, r);
     r.vs_cub = ratio(cub, r);
+    r.pct_floor = r.axis() && r.impl != "floor" ? 100.0 * ratio(floor, r) : not_measured;
   }
 }
 
@@ -292,7 +364,9 @@ void write_report(std::ostream& os, options::format fmt, const run_info& info, c
 
 int exit_status(const std::vector<row>& rows) {
   for (const auto& r : rows)
-    if (r.check != "ok" && !r.check.starts_with("skipped") && r.check != no_result_check) return 1;
+    if (r.check != "ok" && !r.check.starts_with("skipped") && r.check != no_result_check &&
+        r.check != no_result_check_axes)
+      return 1;
   return 0;
 }
 

@@ -2,7 +2,7 @@
 // cured-bench's results and the report writers (table, CSV, JSON, markdown). Plain C++, no CUDA.
 //
 //   std::vector<cured::bench::row> rows = ...;     // impl, type, op, data, n, times, bytes, check
-//   cured::bench::fill_derived(rows, info);        // GB/s, % of ceiling and peak, speedups
+//   cured::bench::fill_derived(rows, info);        // GB/s, % of ceiling, peak and floor, speedups
 //   cured::bench::write_report(std::cout, opt.fmt, info, rows);
 //   return cured::bench::exit_status(rows);
 //
@@ -22,21 +22,28 @@ namespace cured::bench {
 
 inline constexpr double not_measured = std::numeric_limits<double>::quiet_NaN();
 
-/// One implementation x type x op x data family x size.
+/// One implementation x type x op x data family x size, or x axis workload (an axis row:
+/// shape not empty).
 struct row {
   std::string impl, type, op;
   std::string data = "exact";           ///< the input family (data_names()): exact, normal or spread
-  std::int64_t n = 0;
+  std::int64_t n = 0;                   ///< elements of the input
   int block = 0;                        ///< threads per block; 0 = not applicable
   double cold_ms = not_measured;        ///< median time, L2 flushed before each sample
   double hot_ms = not_measured;         ///< time with the input left in L2
-  double bytes = 0;                     ///< bytes of input read
+  double bytes = 0;                     ///< bytes of input read; axis rows: read plus written
+  std::vector<std::int64_t> shape;      ///< axis rows: the input's extents; empty: a whole-array row
+  std::vector<int> axes;                ///< axis rows: the reduced axes, ascending
+  std::int64_t outputs = 0;             ///< axis rows: elements of the output
+  double pct_floor = not_measured;      ///< axis rows but the floor's: the floor's time / this time, %
   double gbps = not_measured;           ///< bytes / cold time (hot when cold is not measured), 1 GB/s = 1e9 B/s
   double pct_ceiling = not_measured;    ///< gbps as % of the run's measured streaming-read ceiling
   double pct_peak = not_measured;       ///< gbps as % of the device's theoretical peak
   double vs_step1 = not_measured;       ///< time of step1 / this time, same type, op, data and n
   double vs_cub = not_measured;         ///< time of cub / this time, same type, op, data and n
   std::string check;                    ///< "ok", the error ("got 3 want 4"), "skipped: reason", or no_result_check
+
+  bool axis() const { return !shape.empty(); }
 };
 
 /// What the whole run shares.
@@ -51,21 +58,31 @@ struct run_info {
   int samples = 0;                      ///< 0 = automatic
 };
 
-/// Computes gbps, pct_ceiling, pct_peak, vs_step1 and vs_cub of every row from its times and
-/// bytes (overwriting them). Ratios compare cold times when both rows have one, else hot
-/// times; NaN where the reference row or a time is missing.
+/// Computes gbps, pct_ceiling, pct_peak, vs_step1, vs_cub and pct_floor of every row from its
+/// times and bytes (overwriting them). Ratios compare cold times when both rows have one, else
+/// hot times; NaN where the reference row or a time is missing. A row's references have its
+/// type, op, data and n, and for axis rows its shape and axes (whole-array rows and axis rows
+/// never refer to each other); pct_floor is set on axis rows only, except the floor's own.
 void fill_derived(std::vector<row>& rows, const run_info& info);
 
 /// Writes the report. table: aligned columns under a header naming the device and ceiling;
 /// csv: a header line and one line per row, nothing else (RFC 4180 quoting); json:
 /// {"run": {...}, "rows": [{...}, ...]}; md: a line naming the device and command, then a
-/// GitHub table.
+/// GitHub table. Axis rows: in the table and markdown, a table of their own after the
+/// whole-array rows' (impl, type, op, shape, axes, times, GB/s, % of floor, ceiling and peak,
+/// x cub, check); in CSV, when there are any, the columns shape, axes, outputs and pct_floor
+/// after the others (empty on whole-array rows); in JSON, the keys shape and axes (arrays),
+/// outputs and pct_floor on axis rows only. A report without axis rows is as before them.
 void write_report(std::ostream& os, options::format fmt, const run_info& info, const std::vector<row>& rows);
 
 /// The check of a row that computes no result (the read floor).
 inline constexpr std::string_view no_result_check = "n/a: reads only";
+/// The check of an axis row that computes no result (the axis floor: reads the input, writes
+/// the output's bytes).
+inline constexpr std::string_view no_result_check_axes = "n/a: reads and writes only";
 
-/// 0 when every check is "ok", starts with "skipped", or is no_result_check, else 1.
+/// 0 when every check is "ok", starts with "skipped", or is no_result_check or
+/// no_result_check_axes, else 1.
 int exit_status(const std::vector<row>& rows);
 
 }  // namespace cured::bench

@@ -92,7 +92,70 @@ __global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u) *sink = 1;  // almost never true
 }
 
+// read_kernel's loads, then the output's 16-byte words written once each, grid-strided, the
+// bytes past the last whole word by one thread: the bytes of an axis reduction and nothing else.
+__global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::int64_t words, int in_tail, uint4* out,
+                                                         std::int64_t out_words, int out_tail, unsigned* sink,
+                                                         bool evict_first) {
+  const std::uint64_t l2 = cured::device::l2_policy(evict_first);
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::int64_t i = first;
+  uint4 acc = {0, 0, 0, 0};
+  const auto take = [&](const uint4& r) {
+    acc.x ^= r.x;
+    acc.y ^= r.y;
+    acc.z ^= r.z;
+    acc.w ^= r.w;
+  };
+  for (; i + 3 * threads < words; i += 4 * threads) {
+    uint4 r[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) r[u] = cured::device::load_vector(in + i + u * threads, l2);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) take(r[u]);
+  }
+  uint4 r[3];
+#pragma unroll
+  for (int u = 0; u < 3; ++u)
+    r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
+#pragma unroll
+  for (int u = 0; u < 3; ++u) take(r[u]);
+  if (first == 0) {
+    const auto* tail = reinterpret_cast<const unsigned char*>(in + words);
+    for (int b = 0; b < in_tail; ++b) acc.x ^= unsigned(tail[b]) << (8 * (b % 4));
+  }
+  for (std::int64_t j = first; j < out_words; j += threads) {
+    const unsigned v = unsigned(j);
+    out[j] = uint4{v, v ^ 1u, v ^ 2u, v ^ 3u};
+  }
+  if (first == 0) {
+    auto* tail = reinterpret_cast<unsigned char*>(out + out_words);
+    for (int b = 0; b < out_tail; ++b) tail[b] = static_cast<unsigned char>(b);
+  }
+  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u) *sink = 1;  // almost never true
+}
+
 }  // namespace
+
+void enqueue_read_write(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, unsigned* sink,
+                        const device_info& dev, cudaStream_t stream) {
+  static const int blocks_per_sm = [] {
+    int b = 0;
+    CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, read_write_kernel, 256, 0));
+    return std::max(b, 1);
+  }();
+  const std::int64_t words = std::int64_t(in_bytes / 16), out_words = std::int64_t(out_bytes / 16);
+  const std::int64_t per_block = 256 * 4;
+  const std::int64_t wanted = (std::max(words, out_words) + per_block - 1) / per_block;
+  const std::int64_t grid =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(blocks_per_sm) * dev.sm_count));
+  const bool evict_first = in_bytes <= std::size_t(cured::device::stream_first_limit) * dev.l2_bytes;
+  read_write_kernel<<<unsigned(grid), 256, 0, stream>>>(static_cast<const uint4*>(in), words, int(in_bytes % 16),
+                                                        static_cast<uint4*>(out), out_words, int(out_bytes % 16), sink,
+                                                        evict_first);
+  CURED_CHECK_LAUNCH();
+}
 
 void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const device_info& dev, cudaStream_t stream) {
   static const int blocks_per_sm = [] {

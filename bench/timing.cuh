@@ -157,6 +157,14 @@ timing time_blocking(Call&& call, const timing_plan& plan, Flush&& flush) {
 /// cold, with no reduction at all: the floor under any single-launch reduction of it.
 void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const device_info& dev, cudaStream_t stream);
 
+/// Enqueues the floor of an axis reduction that reads in[0, in_bytes) and writes out[0, out_bytes):
+/// every input byte read once (its whole 16-byte words as enqueue_read reads them, the XOR kept
+/// and written to *sink for one value only), then every output byte written once with plain
+/// coalesced 16-byte stores, and nothing else. in and out 16-byte aligned. The time a launch
+/// needs to move the reduction's bytes, cold, with no reduction at all.
+void enqueue_read_write(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, unsigned* sink,
+                        const device_info& dev, cudaStream_t stream);
+
 /// The device's streaming-read ceiling in GB/s: a read-only kernel with 16-byte loads, four in
 /// flight per thread, over 4 GiB (at least 8 x L2), cold, median of `samples`.
 double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStream_t stream, int samples = 30);

@@ -9,6 +9,9 @@
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
 #   scripts/device_check.sh exact   # the exact-sum tests, then exact_sum against cured::sum and CUB (every floating data family)
 #   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
+#   scripts/device_check.sh axes    # builds cured-bench only; the axis grid (cured, CUB's segmented
+#                                   # reduce and the floor over 2-D and 3-D shapes), its plots and
+#                                   # the targets table (axes.md)
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
 #                                   # another source tree's cured-bench (say, git archive of the
@@ -17,7 +20,7 @@
 #                                   # kernel's SASS is the same (RENAME: compare_sass.py rules)
 #
 # SANITIZE_TOOLS and SANITIZE_SUITES narrow the sanitize mode (default: every tool, the suites
-# ladder library exact).
+# ladder library exact axes). AXES_TYPES narrows the axes mode (default: float int32 half double).
 set -uo pipefail
 mode=${1:-all}
 out=device-out
@@ -27,14 +30,17 @@ summary=()
 note() { summary+=("$1"); }
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+targets=()
+[[ $mode == axes ]] && targets=(--target cured-bench)  # the axis grid needs the bench only
+cmake --build "$build" -j"$(nproc)" ${targets[@]+"${targets[@]}"} >"$out/build.log" 2>&1 ||
+  { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv >"$out/device.txt" 2>&1
 note "device: $(tail -1 "$out/device.txt")"
 
 if [[ $mode == tests || $mode == all ]]; then
-  for t in cpu ladder library exact bench; do
+  for t in cpu ladder library exact axes bench; do
     bin="$build/tests/$t/cured_tests_$t"
-    [[ $t == exact ]] && bin="$build/tests/library/cured_tests_exact"
+    [[ $t == exact || $t == axes ]] && bin="$build/tests/library/cured_tests_$t"
     [[ -x $bin ]] || { note "tests $t: $bin not built"; continue; }
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
@@ -47,9 +53,9 @@ if [[ $mode == sanitize || $mode == all ]]; then
   # Small sizes only: the sanitizers slow kernels down a hundredfold or more.
   export CURED_TEST_MAX_N=5000
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
-    for t in ${SANITIZE_SUITES:-ladder library exact}; do
+    for t in ${SANITIZE_SUITES:-ladder library exact axes}; do
       bin="$build/tests/$t/cured_tests_$t"
-      [[ $t == exact ]] && bin="$build/tests/library/cured_tests_exact"
+      [[ $t == exact || $t == axes ]] && bin="$build/tests/library/cured_tests_$t"
       filter='*'
       [[ $tool == racecheck || $tool == initcheck ]] && filter='-*Large*:*SeveralStreams*'
       timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --gtest_brief=1 --gtest_filter="$filter" \
@@ -124,6 +130,31 @@ if [[ $mode == exact ]]; then
   fi
 fi
 
+if [[ $mode == axes ]]; then
+  # The axis workloads' targets (docs/PERF.md, "Axes"): cured against CUB's segmented reduce and
+  # the floor, cold, 30 samples a measurement, one run (and report) per type so that a run that
+  # is stopped loses one type only. The host checks every output of every 2^28-element shape on
+  # every core; the timeouts only stop a run that hangs.
+  bench="$build/bench/cured-bench"
+  axes_jsons=()
+  for type in ${AXES_TYPES:-float int32 half double}; do
+    json="$out/axes_$type.json"
+    timeout 300 "$bench" --axes-grid --types "$type" --ops sum,min,max,argmax --mode cold --samples 30 \
+      --format json --out "$json" 2>"$out/axes_$type.err"
+    rc=$?
+    bad=$(grep '"check": "' "$json" 2>/dev/null | grep -vcE '"check": "(ok"|skipped|n/a)')
+    note "bench axes $type: rc=$rc, ${bad:-?} rows not ok of $(grep -c '"impl"' "$json" 2>/dev/null)"
+    [[ -s $json ]] && axes_jsons+=("$json")
+  done
+  if ((${#axes_jsons[@]})); then
+    python3 scripts/plot_axes.py "${axes_jsons[@]}" -o "$out/axes.png" >"$out/plot_axes.log" 2>&1
+    note "plot axes: rc=$? $(tr '\n' ' ' <"$out/plot_axes.log")"
+    python3 scripts/axes_table.py "${axes_jsons[@]}" --detail >"$out/axes.md" 2>&1
+    note "axes targets: rc=$? $(grep -E '^- targets:' "$out/axes.md")"
+    while IFS= read -r line; do note "  $line"; done < <(grep -E 'MISSED|^- [a-z0-9]+ [a-z]+ .*: ' "$out/axes.md" | head -40)
+  fi
+fi
+
 if [[ $mode == compare ]]; then
   base_src=${2:?compare needs the base source tree}
   shift 2
@@ -166,8 +197,11 @@ printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   tar czf "$OUT/device-out.tgz" "$out"
   for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
-           compare_sum.md compare_ops.md compare_sass.txt summary.txt; do
+           compare_sum.md compare_ops.md compare_sass.txt axes.md summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
+  done
+  for f in "$out"/axes_*.json "$out"/axes*.png; do
+    [[ -f $f ]] && cp "$f" "$OUT/"
   done
 fi
 echo "==== summary"

@@ -28,6 +28,17 @@ expect_status(2 --nonsense)
 expect_status(2 --data uniform)
 expect_status(2 --data normal --types int32)
 expect_status(2 --ops exact)
+# Axis workloads: bad shapes and axes, options that do not apply.
+expect_status(2 --shape 4096x1024)
+expect_status(2 --axes 1)
+expect_status(2 --shape 4096xq --axes 1)
+expect_status(2 --shape 4096x1024 --axes 2)
+expect_status(2 --shape 4096x1024 --axes 1,-1)
+expect_status(2 --axes-grid --sizes 2^20)
+expect_status(2 --shape 64x32 --axes 1 --impl thrust)
+expect_status(2 --shape 64x32 --axes 1 --ops exact_sum)
+# A small axis run: without a GPU it times nothing (and says so); with one, every output checks.
+expect_status(0 --shape "64x32 16x8x4" --axes 1 --types int32,half --ops all --samples 2 --mode cold --format csv)
 # A small real run (CPU rows only, so it works with and without a GPU), as CSV on stdout.
 expect_status(0 --impl cpu,cpu-mt --sizes 1000,2^12 --types int32 --samples 2 --mode cold --format csv)
 string(REGEX MATCHALL "\n[^\n]*,ok" ok_rows "${last_stdout}")

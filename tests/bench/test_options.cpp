@@ -457,7 +457,7 @@ TEST(Options, LaterValuesWin) {
 
 TEST(Options, MissingValuesAndUnknownOptions) {
   for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
-                          "--device", "--format", "--out", "--seed", "--data"}) {
+                          "--device", "--format", "--out", "--seed", "--data", "--shape", "--axes"}) {
     expect_error(error_of({opt}), std::string("'") + opt + "'", "needs a value");
     const std::string eq = std::string(opt) + "=";
     expect_error(error_of({eq.c_str()}), std::string("'") + opt + "'", "needs a value");
@@ -521,15 +521,228 @@ TEST(Positional, Errors) {
   expect_error(error_of({"-5"}), "'-5'", "unknown option");
 }
 
+// ---- axis workloads ----------------------------------------------------------------------
+
+using shape = std::vector<std::int64_t>;
+
+std::string shape_error(const std::string& text) {
+  try {
+    cb::parse_shape(text);
+  } catch (const cb::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ParseShape, ExtentsOfAnyRankAndSizeForm) {
+  EXPECT_EQ(cb::parse_shape("4096x1024"), (shape{4096, 1024}));
+  EXPECT_EQ(cb::parse_shape("7"), (shape{7}));
+  EXPECT_EQ(cb::parse_shape("8x2^20x8"), (shape{8, two_to(20), 8}));
+  EXPECT_EQ(cb::parse_shape("1Kix1e3x1"), (shape{1024, 1000, 1}));
+  EXPECT_EQ(cb::parse_shape("1x2x3x4x5x6x7x8"), (shape{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(cb::parse_shape("2^31x2^31"), (shape{two_to(31), two_to(31)}));
+}
+
+TEST(ParseShape, BadShapesNameTheShape) {
+  for (const char* bad : {"", "x", "4096x", "x1024", "4096xx1024", "4096xq", "q", "4096*1024", "4096x-5", "4096x1.5",
+                          "4096, 1024"})
+    expect_error(shape_error(bad), std::string("'") + bad + "'", "shape");
+  expect_error(shape_error("4096xq"), "'4096xq'", "cannot parse size 'q'");
+  expect_error(shape_error("4096x"), "'4096x'", "empty extent");
+  expect_error(shape_error("4096x0"), "'4096x0'", "extents are at least 1");
+  expect_error(shape_error("0"), "'0'", "extents are at least 1");
+  expect_error(shape_error("1x2x3x4x5x6x7x8x9"), "'1x2x3x4x5x6x7x8x9'", "9 axes: at most 8");
+  expect_error(shape_error("2^31x2^31x2"), "'2^31x2^31x2'", "more than 2^62 elements");
+  expect_error(shape_error("2^63x1"), "'2^63x1'", "larger than 2^62");
+}
+
+TEST(ParseShapes, SemicolonsSpacesAndRepeats) {
+  using shapes = std::vector<shape>;
+  EXPECT_EQ(cb::parse_shapes("4096x1024;64x4096x64"), (shapes{{4096, 1024}, {64, 4096, 64}}));
+  EXPECT_EQ(cb::parse_shapes("4096x1024 1024x4096"), (shapes{{4096, 1024}, {1024, 4096}}));
+  EXPECT_EQ(cb::parse_shapes(" 4x4 ;  8x8\t16 "), (shapes{{4, 4}, {8, 8}, {16}}));
+  auto error = [](const char* list) {
+    try {
+      cb::parse_shapes(list);
+    } catch (const cb::parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  expect_error(error("4x4;;8x8"), "'4x4;;8x8'", "empty item");
+  expect_error(error("4x4;"), "'4x4;'", "empty item");
+  expect_error(error("  "), "'  '", "empty item");
+  expect_error(error("4x4;8xz"), "'8xz'", "cannot parse shape");
+}
+
+TEST(ParseAxes, NumbersNegativeToo) {
+  EXPECT_EQ(cb::parse_axes("1"), (std::vector<int>{1}));
+  EXPECT_EQ(cb::parse_axes("0,2"), (std::vector<int>{0, 2}));
+  EXPECT_EQ(cb::parse_axes("-1"), (std::vector<int>{-1}));
+  EXPECT_EQ(cb::parse_axes("2,-3"), (std::vector<int>{2, -3}));  // as given: checked against each shape later
+  auto error = [](const char* list) {
+    try {
+      cb::parse_axes(list);
+    } catch (const cb::parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const char* bad : {"x", "-", "--1", "+1", "1.5", "1e1", "one", "99999999999"})
+    expect_error(error(bad), std::string("'") + bad + "'", "cannot parse axis");
+  expect_error(error("0,,1"), "'0,,1'", "empty item");
+  expect_error(error("1,"), "'1,'", "empty item");
+}
+
+TEST(NormalizeAxes, RangeDuplicatesAndOrder) {
+  EXPECT_EQ(cb::normalize_axes({-1}, 2, "4x4"), (std::vector<int>{1}));
+  EXPECT_EQ(cb::normalize_axes({2, 0}, 3, "4x4x4"), (std::vector<int>{0, 2}));
+  EXPECT_EQ(cb::normalize_axes({-3, -1}, 3, "4x4x4"), (std::vector<int>{0, 2}));
+  auto error = [](std::vector<int> axes, int rank) {
+    try {
+      cb::normalize_axes(axes, rank, "SHAPE");
+    } catch (const cb::parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  expect_error(error({2}, 2), "'SHAPE'", "axis 2 is out of range for shape 'SHAPE' (2 axes: -2..1)");
+  expect_error(error({-3}, 2), "axis -3", "out of range");
+  expect_error(error({1}, 1), "axis 1", "(1 axis: -1..0)");
+  expect_error(error({1, -1}, 2), "axis 1 of shape 'SHAPE'", "named twice");
+  expect_error(error({0, 0}, 3), "axis 0", "named twice");
+}
+
+TEST(AxisWorkload, Counts) {
+  const cb::axis_workload rows{{4096, 1024}, {1}}, columns{{4096, 1024}, {0}}, middle{{64, 4096, 64}, {1}};
+  EXPECT_EQ(rows.elements(), 4096 * 1024);
+  EXPECT_EQ(rows.outputs(), 4096);
+  EXPECT_EQ(rows.reduced(), 1024);
+  EXPECT_EQ(columns.outputs(), 1024);
+  EXPECT_EQ(middle.outputs(), 64 * 64);
+  EXPECT_EQ(middle.reduced(), 4096);
+  EXPECT_EQ((cb::axis_workload{{8, 16}, {0, 1}}.outputs()), 1);
+  // rows: the reduced axes are the trailing ones (extents of 1 aside)
+  EXPECT_TRUE(rows.rows());
+  EXPECT_FALSE(columns.rows());
+  EXPECT_FALSE(middle.rows());
+  EXPECT_TRUE((cb::axis_workload{{4, 8, 16}, {1, 2}}.rows()));
+  EXPECT_TRUE((cb::axis_workload{{4, 8, 16}, {0, 1, 2}}.rows()));
+  EXPECT_TRUE((cb::axis_workload{{1, 1024}, {0}}.rows()));     // segments of one element
+  EXPECT_TRUE((cb::axis_workload{{4, 1024, 1}, {1}}.rows()));  // the kept axis after it has extent 1
+  EXPECT_FALSE((cb::axis_workload{{4, 8, 16}, {0, 2}}.rows()));
+  EXPECT_EQ(cb::shape_text({8, 1048576, 8}), "8x1048576x8");
+  EXPECT_EQ(cb::axes_text({0, 2}), "0,2");
+}
+
+TEST(AxisOptions, ShapeAndAxes) {
+  const cb::options o = parse({"--shape", "4096x1024", "--axes", "1"});
+  ASSERT_EQ(o.workloads.size(), 1u);
+  EXPECT_TRUE(o.axis_mode());
+  EXPECT_FALSE(o.axes_grid);
+  EXPECT_EQ(o.workloads[0].shape, (shape{4096, 1024}));
+  EXPECT_EQ(o.workloads[0].axes, (std::vector<int>{1}));
+  EXPECT_TRUE(o.sizes.empty());
+  EXPECT_EQ(o.impls, (strings{"cured", "cub", "floor"}));
+  EXPECT_EQ(o.ops, (strings{"sum"}));
+  EXPECT_EQ(o.types, (strings{"float", "int32"}));
+  EXPECT_FALSE(parse({}).axis_mode());
+  // any rank, negative axes, several shapes: a list, or the option again (every shape kept, in order)
+  const cb::options m = parse({"--shape", "64x4096x64;8x8", "--shape=2x3x4", "--axes=-1,0"});
+  ASSERT_EQ(m.workloads.size(), 3u);
+  EXPECT_EQ(m.workloads[0].axes, (std::vector<int>{0, 2}));
+  EXPECT_EQ(m.workloads[1].shape, (shape{8, 8}));
+  EXPECT_EQ(m.workloads[1].axes, (std::vector<int>{0, 1}));
+  EXPECT_EQ(m.workloads[2].shape, (shape{2, 3, 4}));
+  EXPECT_EQ(parse({"--shape", "4x4 4x4", "--axes", "1"}).workloads.size(), 1u);  // duplicates dropped
+  EXPECT_EQ(parse({"--shape", "4x4", "--axes", "0", "--axes", "1"}).workloads[0].axes, (std::vector<int>{1}));
+  // the axis implementations and ops
+  EXPECT_EQ(parse({"--shape", "4x4", "--axes", "1", "--impl", "floor,cured"}).impls, (strings{"cured", "floor"}));
+  EXPECT_EQ(parse({"--shape", "4x4", "--axes", "1", "--ops", "all"}).ops,
+            (strings{"sum", "min", "max", "argmin", "argmax"}));
+  EXPECT_EQ(parse({"--shape", "4x4", "--axes", "1", "--ops", "argmax,sum,min"}).ops, (strings{"sum", "min", "argmax"}));
+  const cb::options t = parse({"--shape", "4x4", "--axes", "1", "--types", "half,double", "--mode", "cold", "--format",
+                               "json", "--samples", "5", "--seed", "3", "--data", "exact"});
+  EXPECT_EQ(t.types, (strings{"double", "half"}));
+  EXPECT_FALSE(t.hot);
+  EXPECT_EQ(t.fmt, cb::options::format::json);
+  EXPECT_EQ(strings(cb::axis_implementation_names().begin(), cb::axis_implementation_names().end()),
+            (strings{"cured", "cub", "floor"}));
+  EXPECT_EQ(strings(cb::axis_op_names().begin(), cb::axis_op_names().end()),
+            (strings{"sum", "min", "max", "argmin", "argmax"}));
+}
+
+TEST(AxisOptions, Errors) {
+  expect_error(error_of({"--shape", "4096x1024"}), "--shape", "needs --axes");
+  expect_error(error_of({"--axes", "1"}), "--axes", "needs --shape");
+  expect_error(error_of({"--shape", "4096x1024", "--axes", "2"}), "'4096x1024'", "axis 2 is out of range");
+  expect_error(error_of({"--shape", "4x4x4;4x4", "--axes", "2"}), "'4x4'", "out of range");
+  expect_error(error_of({"--shape", "4096x1024", "--axes", "1,-1"}), "'4096x1024'", "named twice");
+  expect_error(error_of({"--shape", "4096xq", "--axes", "1"}), "'4096xq'", "cannot parse shape");
+  expect_error(error_of({"--shape", "4096x0", "--axes", "1"}), "'4096x0'", "at least 1");
+  expect_error(error_of({"--shape", "4096x1024", "--axes", "a"}), "'a'", "cannot parse axis");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--sizes", "1M"}), "--sizes", "does not apply with --shape");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--steps", "3"}), "--steps", "does not apply");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--block", "64"}), "--block", "does not apply");
+  expect_error(error_of({"1M", "--shape", "4x4", "--axes", "1"}), "'1M'", "does not apply with --shape");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--data", "normal"}), "--data normal", "exact");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--impl", "thrust"}), "'thrust'",
+               "does not run on axis workloads (--shape takes cured, cub, floor)");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--impl", "ladder"}), "'ladder'", "axis workloads");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--impl", "foo"}), "'foo'", "unknown implementation");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--ops", "exact_sum"}), "'exact_sum'",
+               "does not run on axis workloads (--shape takes sum, min, max, argmin, argmax)");
+  expect_error(error_of({"--axes-grid", "--shape", "4x4", "--axes", "1"}), "--axes-grid", "without --shape");
+  expect_error(error_of({"--axes-grid", "--axes", "1"}), "--axes-grid", "without --shape and --axes");
+  expect_error(error_of({"--axes-grid", "--sizes", "2^20"}), "--sizes", "does not apply with --axes-grid");
+  expect_error(error_of({"--axes-grid=1"}), "'--axes-grid'", "takes no value");
+  expect_error(error_of({"--shape"}), "'--shape'", "needs a value");
+  expect_error(error_of({"--axes="}), "'--axes'", "needs a value");
+}
+
+TEST(AxisOptions, TheGrid) {
+  const cb::options o = parse({"--axes-grid", "--types", "float,int32,half,double", "--ops", "sum,min,max,argmax"});
+  EXPECT_TRUE(o.axes_grid);
+  EXPECT_EQ(o.workloads, cb::default_axis_grid());
+  EXPECT_EQ(o.ops, (strings{"sum", "min", "max", "argmax"}));
+  EXPECT_EQ(o.impls, (strings{"cured", "cub", "floor"}));
+  const auto grid = cb::default_axis_grid();
+  // 2-D: rows 1, 4, ..., <= n/2 for n = 2^20 (10 rows), 2^24 (12), 2^28 (14), along axis 1 and axis 0
+  std::size_t two_d = 0;
+  for (const int e : {20, 24, 28}) {
+    std::vector<std::int64_t> rows_seen[2];
+    for (const auto& w : grid) {
+      if (w.shape.size() != 2 || w.elements() != two_to(e)) continue;
+      ASSERT_EQ(w.axes.size(), 1u);
+      rows_seen[w.axes[0]].push_back(w.shape[0]);
+      ++two_d;
+    }
+    std::vector<std::int64_t> want;
+    for (std::int64_t r = 1; r <= two_to(e) / 2; r *= 4) want.push_back(r);
+    EXPECT_EQ(rows_seen[0], want) << "2^" << e;
+    EXPECT_EQ(rows_seen[1], want) << "2^" << e;
+    EXPECT_EQ(want.back(), two_to(e - 2));
+  }
+  EXPECT_EQ(two_d, 2u * (10 + 12 + 14));
+  const std::vector<cb::axis_workload> three_d = {{{64, 4096, 64}, {1}},
+                                                  {{1024, 256, 256}, {1}},
+                                                  {{8, two_to(20), 8}, {1}},
+                                                  {{4096, 64, 256}, {1}}};
+  EXPECT_EQ(std::vector<cb::axis_workload>(grid.end() - 4, grid.end()), three_d);
+  EXPECT_EQ(grid.size(), two_d + 4);
+}
+
 TEST(Usage, NamesEveryOption) {
   const std::string u = cb::usage();
   ASSERT_FALSE(u.empty());
   EXPECT_EQ(u.back(), '\n');
   for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
                           "--device", "--format", "--out", "--seed", "--data", "--list", "--help", "-h",
-                          "N [STEP [THREADS]]"})
+                          "N [STEP [THREADS]]", "--shape", "--axes", "--axes-grid"})
     EXPECT_NE(u.find(opt), std::string::npos) << opt;
   for (const auto name : cb::type_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
   for (const auto name : cb::op_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
   for (const auto name : cb::data_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
+  EXPECT_NE(u.find("--ops takes  sum min max argmin argmax, or all"), std::string::npos);  // from their table
+  EXPECT_EQ(u.find('@'), std::string::npos);
 }

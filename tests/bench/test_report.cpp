@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,6 +27,8 @@ namespace {
 constexpr double nan_v = cb::not_measured;
 constexpr std::size_t csv_columns = 15;
 constexpr std::size_t display_columns = 14;
+constexpr std::size_t csv_axis_columns = 19;  // with axis rows: shape, axes, outputs, pct_floor
+constexpr std::size_t axis_display_columns = 13;
 
 const std::string tricky = "got \"3\", want 4\\n\nsecond line\tand | pipe";
 
@@ -39,6 +43,27 @@ cb::row make_row(std::string impl, std::string type, std::int64_t n, double cold
   r.cold_ms = cold;
   r.hot_ms = hot;
   r.bytes = double(n) * (r.type == "double" ? 8 : 4);
+  r.check = std::move(check);
+  return r;
+}
+
+/// An axis row: `impl` on `shape` reduced along `axes`, float in, float out.
+cb::row make_axis_row(std::string impl, std::vector<std::int64_t> shape, std::vector<int> axes, double cold,
+                      std::string check = "ok", std::string op = "sum") {
+  cb::row r;
+  r.impl = std::move(impl);
+  r.type = "float";
+  r.op = std::move(op);
+  r.n = 1;
+  for (const auto e : shape) r.n *= e;
+  r.outputs = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (std::find(axes.begin(), axes.end(), int(k)) == axes.end()) r.outputs *= shape[k];
+  r.shape = std::move(shape);
+  r.axes = std::move(axes);
+  r.cold_ms = cold;
+  r.hot_ms = cold / 2;
+  r.bytes = 4.0 * double(r.n + r.outputs);
   r.check = std::move(check);
   return r;
 }
@@ -695,6 +720,142 @@ TEST(ExitStatus, OkAndSkippedPassEverythingElseFails) {
   }
 }
 
+// ---- axis rows --------------------------------------------------------------------------
+
+/// Whole-array rows and the axis rows of two workloads of the same n, one of them also with another axis.
+std::vector<cb::row> mixed_rows() {
+  std::vector<cb::row> rows = {make_row("cub", "float", 1 << 20, 0.5, 0.25), make_row("floor", "float", 1 << 20, 0.2, 0.1, 0, "n/a: reads only")};
+  rows.push_back(make_axis_row("cured", {1024, 1024}, {1}, 0.004));                              // 2
+  rows.push_back(make_axis_row("cub", {1024, 1024}, {1}, 0.008));                                // 3
+  rows.push_back(make_axis_row("floor", {1024, 1024}, {1}, 0.0036, std::string(cb::no_result_check_axes)));  // 4
+  rows.push_back(make_axis_row("cured", {1024, 1024}, {0}, 0.005));                              // 5: no cub
+  rows.push_back(make_axis_row("floor", {1024, 1024}, {0}, 0.004, std::string(cb::no_result_check_axes)));  // 6
+  rows.push_back(make_axis_row("cured", {256, 64, 64}, {0, 2}, 0.004, "got 1 want 2 at output 3 (1 of 64 outputs wrong)"));  // 7: no floor
+  cb::fill_derived(rows, make_info());
+  return rows;
+}
+
+TEST(AxisRows, FloorAndCubOfTheSameWorkloadOnly) {
+  const auto rows = mixed_rows();
+  EXPECT_FALSE(rows[0].axis());
+  EXPECT_TRUE(rows[2].axis());
+  EXPECT_DOUBLE_EQ(rows[2].gbps, 4.0 * (1 << 20) * 1.0009765625 / 4e3);  // bytes read and written over the cold time
+  EXPECT_DOUBLE_EQ(rows[2].pct_floor, 90);   // floor 0.0036 ms / 0.004 ms
+  EXPECT_DOUBLE_EQ(rows[2].vs_cub, 2);
+  EXPECT_DOUBLE_EQ(rows[3].pct_floor, 45);
+  EXPECT_DOUBLE_EQ(rows[3].vs_cub, 1);
+  EXPECT_TRUE(std::isnan(rows[4].pct_floor));  // the floor's own
+  EXPECT_DOUBLE_EQ(rows[5].pct_floor, 80);    // axis 0: its own floor, not axis 1's
+  EXPECT_TRUE(std::isnan(rows[5].vs_cub));    // and no cub row of its own
+  EXPECT_TRUE(std::isnan(rows[7].pct_floor));
+  // whole-array rows and axis rows never refer to each other
+  EXPECT_DOUBLE_EQ(rows[0].vs_cub, 1);
+  EXPECT_TRUE(std::isnan(rows[0].pct_floor));
+  EXPECT_TRUE(std::isnan(rows[1].pct_floor));
+  std::vector<cb::row> alone = {make_row("cured", "float", 1 << 20, 0.1, 0.1), make_axis_row("cub", {1024, 1024}, {1}, 0.2)};
+  cb::fill_derived(alone, {});
+  EXPECT_TRUE(std::isnan(alone[0].vs_cub));
+}
+
+TEST(AxisRows, CsvAppendsTheAxisColumnsOnlyWhenThereAreAxisRows) {
+  const auto rows = mixed_rows();
+  const auto records = read_csv(render(cb::options::format::csv, rows));
+  ASSERT_EQ(records.size(), rows.size() + 1);
+  ASSERT_EQ(records[0].size(), csv_axis_columns);
+  EXPECT_EQ(std::vector<std::string>(records[0].begin() + 15, records[0].end()),
+            (std::vector<std::string>{"shape", "axes", "outputs", "pct_floor"}));
+  for (const auto& f : records) ASSERT_EQ(f.size(), csv_axis_columns);
+  EXPECT_EQ(records[1][15], "");  // a whole-array row
+  EXPECT_EQ(records[1][18], "");
+  EXPECT_EQ(records[3][15], "1024x1024");
+  EXPECT_EQ(records[3][16], "1");
+  EXPECT_EQ(records[3][17], "1024");
+  EXPECT_EQ(std::stod(records[3][18]), rows[2].pct_floor);
+  EXPECT_EQ(records[5][18], "");  // the floor's own
+  EXPECT_EQ(records[8][15], "256x64x64");
+  EXPECT_EQ(records[8][16], "0,2");  // quoted in the file, read back whole
+  EXPECT_EQ(records[8][14], rows[7].check);
+  // without axis rows, as before them
+  EXPECT_EQ(read_csv(render(cb::options::format::csv, sample_rows()))[0].size(), csv_columns);
+}
+
+TEST(AxisRows, JsonHasShapeAxesOutputsAndFloorOnAxisRowsOnly) {
+  const auto rows = mixed_rows();
+  json doc;
+  ASSERT_NO_THROW(doc = parse_json(render(cb::options::format::json, rows))) << render(cb::options::format::json, rows);
+  const auto& out = doc["rows"].arr;
+  ASSERT_EQ(out.size(), rows.size());
+  EXPECT_EQ(out[0].obj.size(), csv_columns);
+  EXPECT_EQ(out[0].obj.count("shape"), 0u);
+  for (std::size_t i = 2; i < rows.size(); ++i) {
+    const json& o = out[i];
+    EXPECT_EQ(o.obj.size(), csv_axis_columns);
+    ASSERT_EQ(o["shape"].k, json::kind::array);
+    ASSERT_EQ(o["shape"].arr.size(), rows[i].shape.size());
+    for (std::size_t k = 0; k < rows[i].shape.size(); ++k) EXPECT_EQ(o["shape"].arr[k].num, double(rows[i].shape[k]));
+    ASSERT_EQ(o["axes"].arr.size(), rows[i].axes.size());
+    for (std::size_t k = 0; k < rows[i].axes.size(); ++k) EXPECT_EQ(o["axes"].arr[k].num, rows[i].axes[k]);
+    EXPECT_EQ(o["outputs"].num, double(rows[i].outputs));
+    if (std::isnan(rows[i].pct_floor)) {
+      EXPECT_EQ(o["pct_floor"].k, json::kind::null);
+    } else {
+      EXPECT_EQ(o["pct_floor"].num, rows[i].pct_floor);
+    }
+  }
+}
+
+TEST(AxisRows, TableAndMarkdownGiveAxisRowsATableOfTheirOwn) {
+  const auto rows = mixed_rows();
+  const auto lines = lines_of(render(cb::options::format::table, rows));
+  std::vector<std::size_t> headers;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].starts_with("impl ")) headers.push_back(i);
+  ASSERT_EQ(headers.size(), 2u);
+  EXPECT_NE(lines[headers[0]].find("x step1"), std::string::npos);
+  const std::string& titles = lines[headers[1]];
+  for (const char* title : {"shape", "axes", "%floor", "x cub", "GB/s", "check"})
+    EXPECT_NE(titles.find(title), std::string::npos) << title;
+  EXPECT_EQ(titles.find("x step1"), std::string::npos);
+  EXPECT_EQ(lines[headers[1] - 1], "");
+  ASSERT_EQ(lines.size(), headers[1] + 2 + 6);
+  const std::size_t check_at = titles.rfind("check");
+  for (std::size_t i = 0; i < 6; ++i) {
+    const std::string& line = lines[headers[1] + 2 + i];
+    EXPECT_TRUE(line.starts_with(rows[2 + i].impl + " ")) << line;
+    EXPECT_EQ(line.substr(check_at), rows[2 + i].check) << line;
+  }
+  EXPECT_NE(lines[headers[1] + 2].find("1024x1024"), std::string::npos);
+  EXPECT_NE(lines[headers[1] + 2].find(" 90.0 "), std::string::npos) << lines[headers[1] + 2];
+  // axis rows alone: one table, theirs
+  const std::vector<cb::row> axis_only(rows.begin() + 2, rows.end());
+  std::size_t tables = 0;
+  for (const auto& line : lines_of(render(cb::options::format::table, axis_only)))
+    if (line.starts_with("impl ")) {
+      ++tables;
+      EXPECT_NE(line.find("%floor"), std::string::npos);
+    }
+  EXPECT_EQ(tables, 1u);
+
+  const auto md = lines_of(render(cb::options::format::md, rows));
+  std::size_t whole_lines = 0, axis_lines = 0;
+  for (std::size_t i = 2; i < md.size(); ++i) {
+    if (md[i].empty()) continue;
+    const std::size_t pipes = md_pipes(md[i]);
+    if (pipes == display_columns + 1) ++whole_lines;
+    else if (pipes == axis_display_columns + 1) ++axis_lines;
+    else ADD_FAILURE() << md[i];
+  }
+  EXPECT_EQ(whole_lines, 2u + 2);
+  EXPECT_EQ(axis_lines, 6u + 2);
+}
+
+TEST(AxisRows, TheFloorsCheckPasses) {
+  std::vector<cb::row> rows = {make_axis_row("floor", {4, 4}, {1}, 1, std::string(cb::no_result_check_axes))};
+  EXPECT_EQ(cb::exit_status(rows), 0);
+  rows.push_back(make_axis_row("cured", {4, 4}, {1}, 1, "got 1 want 2 at output 0 (1 of 4 outputs wrong)"));
+  EXPECT_EQ(cb::exit_status(rows), 1);
+}
+
 // ---- scripts/plot_bandwidth.py --check reads what write_report writes -------------------
 
 TEST(PlotScript, ChecksTheJsonReport) {
@@ -723,5 +884,31 @@ TEST(PlotScript, ChecksTheJsonReport) {
   EXPECT_EQ(run(good), 0);
   EXPECT_NE(run(bad), 0);
   EXPECT_NE(run(wrong), 0);
+  std::filesystem::remove_all(dir);
+}
+
+// ---- scripts/plot_axes.py --check and scripts/axes_table.py read what write_report writes -
+
+TEST(PlotScript, AxesScriptsReadTheJsonReport) {
+  const std::string python = CURED_PYTHON;
+  if (python.empty()) GTEST_SKIP() << "no python3";
+  const auto dir = std::filesystem::temp_directory_path() / ("cured_tests_bench_axes_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto good = dir / "axes.json", log = dir / "log.txt";
+  {
+    std::ofstream f(good);
+    cb::write_report(f, cb::options::format::json, make_info(), mixed_rows());
+  }
+  auto run = [&](const std::string& script, const std::string& args) {
+    const std::string cmd = "\"" + python + "\" \"" + script + "\" " + args + " \"" + good.string() + "\" > \"" +
+                            log.string() + "\" 2>&1";
+    return std::system(cmd.c_str());
+  };
+  EXPECT_EQ(run(CURED_PLOT_AXES_SCRIPT, "--check"), 0);
+  EXPECT_EQ(run(CURED_AXES_TABLE_SCRIPT, "--detail"), 0);
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("| float | sum | 2^20 | 3 | 80.0 | 1024x1024 axes 0 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("256x64x64 axes 0,2 cured: got 1 want 2 at output 3"), std::string::npos) << text;  // listed as wrong
   std::filesystem::remove_all(dir);
 }

@@ -754,7 +754,8 @@ std::vector<regime_case> regime_cases(std::int64_t many_rows) {
   add(make_case("a wave of rows", {many_rows, 257}), {1}, "rows 32");
   add(make_case("a wave of padded rows", {many_rows, 129}, {130, 1}, 3), {1}, "rows 32");
   // long_rows_kernel: fewer longer rows; split when too few to fill the device.
-  add(make_case("long rows", {1000, 1000}), {1}, "long rows");
+  add(make_case("long rows", {1000, 5000}), {1}, "long rows");
+  add(make_case("rows of a few KiB", {1000, 1000}), {1}, "rows 32");
   add(make_case("long rows", {64, 8192}), {1}, "long rows split");
   add(make_case("few long rows", {3, 1 << 20}), {1}, "long rows split");
   add(make_case("few long rows", {3, 300000}, {}, 3), {-1}, "long rows split");

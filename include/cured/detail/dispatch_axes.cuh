@@ -9,9 +9,9 @@
 //   rows:    Lanes = the row's vectors (or elements, for rows read one by one) rounded up to a
 //            power of two, at most a warp. Outputs of one row of whole, aligned vectors that
 //            one round of lanes covers: short_rows_kernel; other rows: rows_kernel, a group of
-//            Lanes per output; rows of more than 32 vectors, and outputs of several rows: a group
-//            per output when there are outputs for a wave of warps, else long_rows_kernel, each
-//            output split in parts (ranges of rows, then of elements), at most one wave of blocks.
+//            Lanes per output; outputs of more than 1024 vectors (or of several rows, fewer than
+//            the multiprocessors) fewer than a wave of warps: long_rows_kernel, each output split
+//            in parts (ranges of rows, then of elements), at most one wave of blocks.
 //   columns: 8 threads across (a 128-byte line of vectors), widened while the block is deeper
 //            than a quarter of the rows; rows split over blocks until two waves of blocks.
 // Splits need the workspace's counters and partials; a shape that would need more is split
@@ -70,7 +70,11 @@ unsigned tile_rows(device::row_shape& s, bool& one_round, const workspace& ws) {
   one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
   const unsigned lanes = std::min(pow2_ceil(units), 32u);
   const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * 64;
-  if (one_round || s.outputs >= wave_warps || (lanes < 32 && s.rows == 1)) return lanes;
+  // A group per output unless the outputs are too few for a wave of warps and each is long
+  // (more than 1024 vectors, or of several rows): rows of a few KiB each are read best by a
+  // warp each, however few they are (their blocks would be short-lived and mostly idle).
+  const bool long_outputs = double(units) * double(s.rows) > 1024 || (s.rows > 1 && s.outputs < ws.sm_count());
+  if (one_round || s.outputs >= wave_warps || (lanes < 32 && s.rows == 1) || !long_outputs) return lanes;
   // Outputs too few for a wave of warps: blocks on parts of each output (ranges of rows times
   // ranges of elements), no more than one wave of them, so that every part takes the same time.
   constexpr unsigned block = axis_policy::block;

@@ -131,7 +131,7 @@ if [[ $mode == exact ]]; then
 fi
 
 if [[ $mode == axes ]]; then
-  # The axis workloads' targets (docs/PERF.md, "Axes"): cured against CUB's segmented reduce and
+  # The axis workloads' targets (docs/PERF.md, "Reductions along axes"): cured against CUB's segmented reduce and
   # the floor, cold, 30 samples a measurement, one run (and report) per type so that a run that
   # is stopped loses one type only. The host checks every output of every 2^28-element shape on
   # every core; the timeouts only stop a run that hangs.

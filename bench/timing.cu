@@ -62,44 +62,11 @@ double event_pair::elapsed_ms() {
 
 namespace {
 
-// Reads every 16-byte word once and keeps the XOR of them so the loads cannot be removed. The
-// loads are the library's (cured::device::load_vector, with its L2 policy for the input's
-// size), four in flight per thread, the last partial round issued at once.
-__global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t words, unsigned* sink, bool evict_first) {
-  const std::uint64_t l2 = cured::device::l2_policy(evict_first);
-  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
-  std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  uint4 acc = {0, 0, 0, 0};
-  const auto take = [&](const uint4& r) {
-    acc.x ^= r.x;
-    acc.y ^= r.y;
-    acc.z ^= r.z;
-    acc.w ^= r.w;
-  };
-  for (; i + 3 * threads < words; i += 4 * threads) {
-    uint4 r[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) r[u] = cured::device::load_vector(in + i + u * threads, l2);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) take(r[u]);
-  }
-  uint4 r[3];
-#pragma unroll
-  for (int u = 0; u < 3; ++u)
-    r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
-#pragma unroll
-  for (int u = 0; u < 3; ++u) take(r[u]);
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u) *sink = 1;  // almost never true
-}
-
-// read_kernel's loads, then the output's 16-byte words written once each, grid-strided, the
-// bytes past the last whole word by one thread: the bytes of an axis reduction and nothing else.
-__global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::int64_t words, int in_tail, uint4* out,
-                                                         std::int64_t out_words, int out_tail, unsigned* sink,
-                                                         bool evict_first) {
-  const std::uint64_t l2 = cured::device::l2_policy(evict_first);
-  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
-  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+// The XOR of the 16-byte words in[first], in[first + threads], ... below `words`: the loads
+// cannot be removed. They are the library's (cured::device::load_vector, with its L2 policy for
+// the input's size), four in flight per thread, the last partial round issued at once.
+__device__ __forceinline__ unsigned xor_of_words(const uint4* in, std::int64_t words, std::int64_t first,
+                                                 std::int64_t threads, std::uint64_t l2) {
   std::int64_t i = first;
   uint4 acc = {0, 0, 0, 0};
   const auto take = [&](const uint4& r) {
@@ -121,9 +88,29 @@ __global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::i
     r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
 #pragma unroll
   for (int u = 0; u < 3; ++u) take(r[u]);
+  return acc.x ^ acc.y ^ acc.z ^ acc.w;
+}
+
+// Reads every 16-byte word once (xor_of_words).
+__global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t words, unsigned* sink, bool evict_first) {
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (xor_of_words(in, words, first, threads, cured::device::l2_policy(evict_first)) == 0x9e3779b9u)
+    *sink = 1;  // almost never true
+}
+
+// read_kernel's loads, then the output's 16-byte words written once each, grid-strided, the
+// bytes past the last whole word by one thread: the bytes of an axis reduction and nothing else.
+__global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::int64_t words, int in_tail, uint4* out,
+                                                         std::int64_t out_words, int out_tail, unsigned* sink,
+                                                         bool evict_first) {
+  const std::uint64_t l2 = cured::device::l2_policy(evict_first);
+  const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned x = xor_of_words(in, words, first, threads, l2);
   if (first == 0) {
     const auto* tail = reinterpret_cast<const unsigned char*>(in + words);
-    for (int b = 0; b < in_tail; ++b) acc.x ^= unsigned(tail[b]) << (8 * (b % 4));
+    for (int b = 0; b < in_tail; ++b) x ^= unsigned(tail[b]) << (8 * (b % 4));
   }
   for (std::int64_t j = first; j < out_words; j += threads) {
     const unsigned v = unsigned(j);
@@ -133,7 +120,7 @@ __global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::i
     auto* tail = reinterpret_cast<unsigned char*>(out + out_words);
     for (int b = 0; b < out_tail; ++b) tail[b] = static_cast<unsigned char>(b);
   }
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u) *sink = 1;  // almost never true
+  if (x == 0x9e3779b9u) *sink = 1;  // almost never true
 }
 
 }  // namespace

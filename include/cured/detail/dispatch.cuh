@@ -93,7 +93,7 @@ launch_shape single_pass_shape(std::int64_t n, const workspace& ws, const launch
   // Only launches of several blocks ask about clusters (the query loads the cluster kernel).
   const unsigned cluster = cluster_limit<ClusterKernel>(ws.device(), block);
   const std::int64_t one_round = std::int64_t(block) * device::vector16<In>::size;
-  const std::int64_t blocks = (n + one_round - 1) / one_round;
+  const std::int64_t blocks = ceil_div(n, one_round);
   if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {
     const unsigned c = unsigned(std::min<std::int64_t>(blocks, cluster));
     return {c, c, block};
@@ -132,7 +132,7 @@ template <auto Kernel, class Policy, class In>
 std::int64_t tile_grid(std::int64_t n, const workspace& ws, const launch_options& options) {
   if (options.grid > 0) return options.grid;
   const std::int64_t tile = std::int64_t(Policy::block) * device::vector16<In>::size * Policy::unroll;
-  return wave_grid<Kernel>((n + tile - 1) / tile, Policy::block, ws.device(), ws.sm_count());
+  return wave_grid<Kernel>(ceil_div(n, tile), Policy::block, ws.device(), ws.sm_count());
 }
 
 /// arg_kernel's grid for n elements.

@@ -53,8 +53,6 @@ strided_view<const std::remove_const_t<T>> const_view(const strided_view<T>& v) 
   return c;
 }
 
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 inline unsigned pow2_ceil(std::int64_t x) {
   unsigned p = 1;
   while (p < x && p < (1u << 30)) p *= 2;
@@ -124,17 +122,22 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   s.blocks = tiles * s.splits;
 }
 
+/// Whether every position the walks reach from `data` starts on a 16-byte boundary.
+template <class In>
+bool walks_aligned(const In* data, std::initializer_list<const device::axis_walk*> walks) {
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) return false;
+  for (const device::axis_walk* w : walks)
+    for (int k = 0; k < w->count; ++k)
+      if ((w->in_stride[k] * std::int64_t(sizeof(In))) % 16 != 0) return false;
+  return true;
+}
+
 /// Whether the column regime can read V-element vectors: contiguous columns, a whole number of
 /// vectors per row, and every position's first column on a 16-byte boundary.
 template <class In>
 bool column_vectors(const In* data, const device::column_shape& s) {
-  constexpr int V = device::vector16<In>::size;
-  if (!device::vector_element<In> || s.column_stride != 1 || s.columns % V != 0) return false;
-  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) return false;
-  for (const device::axis_walk* w : {&s.kept, &s.rows})
-    for (int k = 0; k < w->count; ++k)
-      if ((w->in_stride[k] * std::int64_t(sizeof(In))) % 16 != 0) return false;
-  return true;
+  return device::vector_element<In> && s.column_stride == 1 && s.columns % device::vector16<In>::size == 0 &&
+         walks_aligned(data, {&s.kept, &s.rows});
 }
 
 /// Launches the plan's kernel: store(offset, reduction) for each output.
@@ -157,10 +160,8 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
     device::row_shape& s = plan.rows;
     s.stream_first = stream_first;
     s.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
-    s.aligned = s.vectors && s.stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                s.length % device::vector16<In>::size == 0;
-    for (const device::axis_walk* w : {&s.kept, &s.outer})
-      for (int k = 0; k < w->count; ++k) s.aligned &= (w->in_stride[k] * std::int64_t(sizeof(In))) % 16 == 0;
+    s.aligned = s.vectors && s.stride == 1 && s.length % device::vector16<In>::size == 0 &&
+                walks_aligned(data, {&s.kept, &s.outer});
     constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;
     bool one_round = false;
     const unsigned lanes = tile_rows<In, Acc, long_kernel>(s, one_round, ws);
@@ -168,7 +169,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
       constexpr int L = decltype(lanes_constant)::value;
       if (one_round) {
         constexpr auto kernel = device::short_rows_kernel<policy, L, In, Acc, Load, Op, Store>;
-        const std::int64_t blocks = ceil_div(s.outputs, block / L * 4);
+        const std::int64_t blocks = ceil_div(s.outputs, block / L * device::short_rows_outputs);
         const std::int64_t grid = wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
         launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store);
         return;

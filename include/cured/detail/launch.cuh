@@ -26,6 +26,9 @@ struct launch_shape {
   bool small = false;
 };
 
+/// a / b rounded up (a >= 0, b > 0).
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 /// compute() for `device`, computed once per device and call site (each call site's lambda
 /// is its own type); compute() must not return 0, which marks "not yet".
 template <class T, class Compute>

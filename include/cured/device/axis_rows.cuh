@@ -44,6 +44,9 @@ struct row_shape {
   bool stream_first = false;  ///< l2_policy of the loads
 };
 
+/// Outputs a group of short_rows_kernel takes at a time (the dispatch sizes its grid by it).
+inline constexpr int short_rows_outputs = 4;
+
 /// Element types read as 16-byte vectors.
 template <class In>
 inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
@@ -61,10 +64,8 @@ __device__ __forceinline__ In load_element(const In* p) {
 template <class In, class Acc, class Load, class Op>
 __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t length, std::int64_t stride,
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
-                                           bool vectors, std::uint64_t l2, const Acc& identity, const Load& load,
-                                           const Op& op) {
+                                           bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
   Acc acc = total;
-  (void)identity;
   const auto add = [&](std::int64_t l, const In& x) { acc = op(acc, Acc(load(index + l * multiplier, x))); };
   if constexpr (vector_element<In>) {
     if (vectors && stride == 1) {
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(Policy::block)
         std::int64_t row_at, index;
         shape.outer.at(r, row_at, index);
         reduce_row(acc, in + in_at + row_at, shape.length, shape.stride, index, shape.multiplier, lane, Lanes,
-                   shape.vectors, l2, identity, load, op);
+                   shape.vectors, l2, load, op);
       }
     }
     acc = warp::reduce<Lanes>(acc, op);
@@ -143,7 +144,7 @@ template <class Policy, int Lanes, class In, class Acc, class Load, class Op, cl
 __global__ void __launch_bounds__(Policy::block, 4)
     short_rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store) {
   constexpr unsigned groups = Policy::block / Lanes;
-  constexpr int outputs = 4;
+  constexpr int outputs = short_rows_outputs;
   const unsigned lane = threadIdx.x % Lanes;
   const std::uint64_t l2 = l2_policy(shape.stream_first);
   const bool vectors = vector_element<In> && shape.vectors && shape.stride == 1;
@@ -223,8 +224,7 @@ __global__ void __launch_bounds__(Policy::block)
       std::int64_t row_at, index;
       shape.outer.at(r, row_at, index);
       reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
-                 index + begin * shape.multiplier, shape.multiplier, lane, lanes, shape.vectors, l2, identity, load,
-                 op);
+                 index + begin * shape.multiplier, shape.multiplier, lane, lanes, shape.vectors, l2, load, op);
     }
   };
   if (shape.lanes == block) rows(t, block, 1);  // the common case, with the block's size known

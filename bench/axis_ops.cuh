@@ -1,8 +1,8 @@
 #pragma once
 // The op table of axis workloads: one entry per op of axis_op_names_in_order, saying the
 // output's element type, how cured and cub::DeviceSegmentedReduce compute it, and its expected
-// outputs from the CPU reference. Adding an op is adding one entry here and its name to
-// op_names.hpp.
+// outputs from the CPU reference. An entry without `cub` has no CUB peer; one with `takes<T>`
+// false has no rows for T. Adding an op is adding one entry here and its name to op_names.hpp.
 
 #include <cuda_runtime_api.h>
 
@@ -23,6 +23,7 @@
 #include "bench/op_names.hpp"
 #include "cured/axes.cuh"
 #include "cured/cured.cuh"
+#include "harness/inputs.cuh"
 
 namespace cured::bench {
 
@@ -60,6 +61,30 @@ struct axis_sum_op {
   template <class T>
   static out<T> from_cub(const cub_out<T>& x) {
     return x;
+  }
+  template <class T>
+  static std::vector<out<T>> expect(axis_reference<T>& r) {
+    return r.sums();
+  }
+};
+
+/// exact_sum: each output correctly rounded, in cured::exact_result_t<T> (floating types only;
+/// no CUB peer). The bench's inputs are small integers, so the reference sums are exact.
+struct axis_exact_op {
+  static constexpr std::string_view name = "exact_sum";
+  template <class T>
+  static constexpr bool takes = harness::floating_input<T>;
+  template <class T>
+  using out = accumulator_t<T>;
+  template <class T>
+  using cub_out = accumulator_t<T>;
+  template <class T>
+  static void cured(const strided_view<const T>& in, const axes& along, const strided_view<out<T>>& o, workspace& ws,
+                    cudaStream_t s) {
+    if constexpr (takes<T>) {
+      static_assert(std::is_same_v<exact_result_t<T>, out<T>>);
+      cured::exact_sum_async(in, along, o, ws, s);
+    }
   }
   template <class T>
   static std::vector<out<T>> expect(axis_reference<T>& r) {
@@ -136,7 +161,7 @@ struct axis_arg_op {
 };
 
 /// The table, in the order of axis_op_names_in_order.
-using axis_op_entries = std::tuple<axis_sum_op, axis_extreme_op<false>, axis_extreme_op<true>, axis_arg_op<false>,
+using axis_op_entries = std::tuple<axis_sum_op, axis_exact_op, axis_extreme_op<false>, axis_extreme_op<true>, axis_arg_op<false>,
                                    axis_arg_op<true>>;
 
 template <class... Entries>

@@ -107,9 +107,23 @@ struct axis_case {
   harness::device_buffer<unsigned>& sink;
 };
 
+/// Whether op E has rows for T (its `takes<T>`, where it has one).
+template <class E, class T>
+constexpr bool axis_op_takes() {
+  if constexpr (requires { E::template takes<T>; }) return E::template takes<T>;
+  else return true;
+}
+
+/// Whether op E has a CUB peer (a `cub` entry).
+template <class E>
+constexpr bool axis_op_has_cub() {
+  return requires { &E::template from_cub<float>; };
+}
+
 /// The rows of op E on one workload: cured, cub (rows only), floor, as selected.
 template <class T, class E>
 void run_axis_op(const axis_case<T>& c, context& ctx) {
+  if constexpr (!axis_op_takes<E, T>()) return;
   using Out = typename E::template out<T>;
   using CubOut = typename E::template cub_out<T>;
   const axis_workload& w = c.w;
@@ -120,7 +134,7 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
   std::vector<Out> want;
   bool want_known = false;
   for (const std::string& impl : ctx.opt.impls) {
-    if (impl == "cub" && !w.rows()) continue;  // CUB's segments are rows
+    if (impl == "cub" && (!w.rows() || !axis_op_has_cub<E>())) continue;  // CUB's segments are rows
     row r;
     r.impl = impl;
     r.type = c.type_name;
@@ -157,21 +171,23 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
         r.hot_ms = t.hot_ms;
         r.check = compare_outputs(copy_back(out, outputs, ctx.stream), expected());
       } else if (impl == "cub") {
-        harness::device_buffer<CubOut> cub_out(static_cast<std::size_t>(outputs));
-        CURED_CHECK(cudaMemsetAsync(cub_out.data(), 0xff, std::size_t(outputs) * sizeof(CubOut), ctx.stream));
-        const row_offsets begin = row_offsets_of(w.reduced());
-        std::size_t bytes = 0;
-        CURED_CHECK(E::template cub<T>(nullptr, bytes, c.in.data, cub_out.data(), outputs, begin, ctx.stream));
-        harness::device_buffer<char> temp(std::max<std::size_t>(bytes, 1));
-        const timing t = time_async(
-            [&](cudaStream_t s) { CURED_CHECK(E::template cub<T>(temp.data(), bytes, c.in.data, cub_out.data(), outputs, begin, s)); },
-            plan_of(ctx, false), *ctx.flusher, ctx.stream);
-        r.cold_ms = t.cold_ms;
-        r.hot_ms = t.hot_ms;
-        const std::vector<CubOut> raw = copy_back(cub_out, outputs, ctx.stream);
-        std::vector<Out> got(raw.size());
-        std::transform(raw.begin(), raw.end(), got.begin(), [](const CubOut& x) { return E::template from_cub<T>(x); });
-        r.check = compare_outputs(got, expected());
+        if constexpr (axis_op_has_cub<E>()) {
+          harness::device_buffer<CubOut> cub_out(static_cast<std::size_t>(outputs));
+          CURED_CHECK(cudaMemsetAsync(cub_out.data(), 0xff, std::size_t(outputs) * sizeof(CubOut), ctx.stream));
+          const row_offsets begin = row_offsets_of(w.reduced());
+          std::size_t bytes = 0;
+          CURED_CHECK(E::template cub<T>(nullptr, bytes, c.in.data, cub_out.data(), outputs, begin, ctx.stream));
+          harness::device_buffer<char> temp(std::max<std::size_t>(bytes, 1));
+          const timing t = time_async(
+              [&](cudaStream_t s) { CURED_CHECK(E::template cub<T>(temp.data(), bytes, c.in.data, cub_out.data(), outputs, begin, s)); },
+              plan_of(ctx, false), *ctx.flusher, ctx.stream);
+          r.cold_ms = t.cold_ms;
+          r.hot_ms = t.hot_ms;
+          const std::vector<CubOut> raw = copy_back(cub_out, outputs, ctx.stream);
+          std::vector<Out> got(raw.size());
+          std::transform(raw.begin(), raw.end(), got.begin(), [](const CubOut& x) { return E::template from_cub<T>(x); });
+          r.check = compare_outputs(got, expected());
+        }
       } else if (impl == "floor") {
         const std::size_t in_bytes = std::size_t(n) * sizeof(T), out_bytes = std::size_t(outputs) * sizeof(Out);
         const timing t = time_async(

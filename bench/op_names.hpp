@@ -14,8 +14,9 @@ namespace cured::bench {
 inline constexpr std::array<std::string_view, 6> op_names_in_order = {"sum",    "exact_sum", "min",
                                                                      "max",    "argmin",    "argmax"};
 
-/// The ops of axis workloads (--shape, --axes-grid): every op but exact_sum.
-inline constexpr std::array<std::string_view, 5> axis_op_names_in_order = {"sum", "min", "max", "argmin", "argmax"};
+/// The ops of axis workloads (--shape, --axes-grid): every op.
+inline constexpr std::array<std::string_view, 6> axis_op_names_in_order = {"sum",    "exact_sum", "min",
+                                                                          "max",    "argmin",    "argmax"};
 
 /// Whether the axis ops are op names, in the order of op_names_in_order.
 constexpr bool axis_ops_in_order() {

@@ -733,7 +733,8 @@ axis workloads (instead of --sizes; --steps, --block and other --data do not app
                    reads the input and writes the output's bytes)         [all]
   and --ops takes  @AXIS_OPS@, or all@AXIS_OPS_PAD@[sum]
                    (sums write the accumulator: int32 into int64, uint32 into
-                   uint64, half into float; argmin and argmax int64 indices)
+                   uint64, half into float; exact_sum the correctly rounded sum,
+                   floating types, no cub rows; argmin and argmax int64 indices)
 
 exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong,
 2 for bad arguments.

@@ -77,7 +77,7 @@ struct parse_error : std::runtime_error {
 /// Axis workloads: --shape (repeatable; each a list, parse_shapes) with --axes (parse_axes,
 /// every axis checked against every shape's rank), or --axes-grid alone. They run the
 /// implementations of axis_implementation_names() (default all three) and the ops of
-/// axis_op_names() (default sum; "all" means those five), exact data only; --sizes, --steps,
+/// axis_op_names() (default sum; "all" means those six), exact data only; --sizes, --steps,
 /// --block and the positional form are errors beside them.
 options parse_options(int argc, const char* const* argv);
 

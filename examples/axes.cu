@@ -1,6 +1,6 @@
 // Reductions along axes: row sums and column maxima of a matrix, argmax per row, a 3-D middle
-// axis, NCHW statistics over (N, H, W), a transposed view, keepdim outputs, and the async form
-// on a workspace. Needs a CUDA device; without one it says so and exits with 77, which ctest
+// axis, NCHW statistics over (N, H, W), a transposed view, keepdim outputs, the async form
+// on a workspace, and exact row sums. Needs a CUDA device; without one it says so and exits with 77, which ctest
 // reports as skipped.
 
 #include <cured/cured.cuh>
@@ -81,6 +81,22 @@ void run() {
   CURED_CHECK(cudaMemcpy(got_c.data(), d_c, C * sizeof(double), cudaMemcpyDeviceToHost));
   for (std::int64_t c = 0; c < C; ++c) expect(got_c[c] == want_c[c], "channel sum", got_c[c], want_c[c]);
 
+  // Rows whose float sums lose the small terms, and their exact sums.
+  const std::vector<float> h_m = {1.0f, 1e-8f, -1.0f, 1e20f, 3.0f, -1e20f};
+  float* d_m = to_device(h_m);
+  float* d_e = nullptr;
+  CURED_CHECK(cudaMalloc(&d_e, 2 * sizeof(float)));
+  // docs:begin axes-exact
+  // Each row's exact sum, rounded once: 1e-8f and 3, where a float sum in any order may give 0.
+  cured::exact_sum(cured::view(d_m, {2, 3}), {1}, cured::view(d_e, {2}));
+  // docs:end axes-exact
+  float got_e[2];
+  CURED_CHECK(cudaMemcpy(got_e, d_e, sizeof got_e, cudaMemcpyDeviceToHost));
+  expect(got_e[0] == 1e-8f, "exact row sum", got_e[0], 1e-8f);
+  expect(got_e[1] == 3.0f, "exact row sum", got_e[1], 3.0f);
+
+  CURED_CHECK(cudaFree(d_m));
+  CURED_CHECK(cudaFree(d_e));
   CURED_CHECK(cudaFree(d_x));
   CURED_CHECK(cudaFree(d_rows));
   CURED_CHECK(cudaFree(d_cols));

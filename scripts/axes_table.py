@@ -12,7 +12,9 @@ kernel that reads the input and writes the output's bytes, in the same run) and 
 the same for CUB where it ran (row workloads only), the smallest CUB time / cured time (below 1:
 cured is slower than CUB on that shape) and where, and the verdict against the targets:
 sum, min and max at 2^28 elements >= 90% of floor on every shape, at 2^24 >= 75%; argmin and
-argmax at 2^28 >= 80%; on no shape slower than CUB. Rows whose check is not ok are listed first
+argmax at 2^28 >= 80%; exact_sum at 2^28 at least 0.8x the speed of the sum on every shape
+(cured's sum time / its exact_sum time, same type and shape); on no shape slower than CUB.
+Rows whose check is not ok are listed first
 and left out of the numbers.
 """
 
@@ -37,6 +39,8 @@ FLOOR_TARGETS = {
 }
 # CUB time / cured time on every shape where CUB ran.
 CUB_TARGET = 1.0
+# exact_sum: cured's sum time / cured's exact_sum time on every shape of these sizes (log2).
+EXACT_TARGETS = {28: 0.8}
 
 ReportError = plot_bandwidth.ReportError
 
@@ -128,6 +132,19 @@ def target_of(op, n):
     return FLOOR_TARGETS.get(op, {}).get(e) if e is not None else None
 
 
+def vs_sum(rows, g):
+    """(ratio, row): the smallest cured sum time / cured exact_sum time over the exact_sum rows g
+    whose workload has a usable cured sum row of the same type; (None, None) when none."""
+    sums = {(r["type"], workload_text(r)): r for r in rows
+            if r["op"] == "sum" and r["impl"] == "cured" and usable(r) and r.get("cold_ms")}
+
+    def ratio(r):
+        s = sums.get((r["type"], workload_text(r)))
+        return s["cold_ms"] / r["cold_ms"] if s and r.get("cold_ms") else None
+
+    return smallest(g, "cured", ratio)
+
+
 def fmt(x, digits=1):
     return "-" if x is None else f"{x:.{digits}f}"
 
@@ -163,6 +180,15 @@ def summary(doc):
             ok = cured_pct is not None and cured_pct >= target
             verdicts.append(f"% of floor {'met' if ok else 'MISSED'}")
             met, missed = met + ok, missed + (not ok)
+        if op == "exact_sum":
+            ratio, ratio_at = vs_sum(rows, g)
+            exact_target = EXACT_TARGETS.get(log2_exact(n))
+            if ratio is not None:
+                ok = exact_target is None or ratio >= exact_target
+                verdicts.append(f"sum / exact_sum time {fmt(ratio, 2)} at {workload_text(ratio_at)}"
+                                + ("" if exact_target is None else f" ({'met' if ok else 'MISSED'}, target {exact_target})"))
+                if exact_target is not None:
+                    met, missed = met + ok, missed + (not ok)
         if vs_cub is not None:
             ok = vs_cub >= CUB_TARGET
             verdicts.append(f"vs CUB {'met' if ok else 'MISSED'}")
@@ -173,7 +199,7 @@ def summary(doc):
                      f"{'; '.join(verdicts) if verdicts else 'no target'} |")
     lines.append("")
     lines.append(f"- targets: {met} met, {missed} MISSED (sum, min, max: >= 90% of floor on every shape at 2^28, "
-                 f">= 75% at 2^24; argmin, argmax: >= 80% at 2^28; no shape slower than CUB)")
+                 f">= 75% at 2^24; argmin, argmax: >= 80% at 2^28; exact_sum: >= 0.8x the sum's speed at 2^28; no shape slower than CUB)")
     return lines, met, missed
 
 

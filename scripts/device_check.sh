@@ -139,7 +139,7 @@ if [[ $mode == axes ]]; then
   axes_jsons=()
   for type in ${AXES_TYPES:-float int32 half double}; do
     json="$out/axes_$type.json"
-    timeout 300 "$bench" --axes-grid --types "$type" --ops sum,min,max,argmax --mode cold --samples 30 \
+    timeout 300 "$bench" --axes-grid --types "$type" --ops sum,exact_sum,min,max,argmax --mode cold --samples 30 \
       --format json --out "$json" 2>"$out/axes_$type.err"
     rc=$?
     bad=$(grep '"check": "' "$json" 2>/dev/null | grep -vcE '"check": "(ok"|skipped|n/a)')

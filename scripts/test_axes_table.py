@@ -57,6 +57,16 @@ class AxesTableTest(unittest.TestCase):
         self.assertEqual((met, missed), (3, 2))
         self.assertIn("- targets: 3 met, 2 MISSED", lines[-1])
 
+    def test_exact_sum_against_the_sum(self):
+        rows = (workload([4, 2 ** 26], [1], 0.25, 95.0) + workload([4, 2 ** 26], [1], 0.25, 80.0, op="exact_sum")
+                + workload([2 ** 14, 2 ** 14], [0], 0.25, 90.0) + workload([2 ** 14, 2 ** 14], [0], 0.25, 45.0, op="exact_sum")
+                + workload([2 ** 10, 2 ** 14], [0], 0.01, 90.0) + workload([2 ** 10, 2 ** 14], [0], 0.01, 30.0, op="exact_sum"))
+        lines, met, missed = axes_table.summary(report(rows))
+        big = line_of(lines, "| float | exact_sum | 2^28 |")
+        self.assertIn("sum / exact_sum time 0.50 at 16384x16384 axes 0 (MISSED, target 0.8)", big)  # 45/90
+        self.assertIn("| sum / exact_sum time 0.33 at 1024x16384 axes 0 |", line_of(lines, "| float | exact_sum | 2^24 |"))
+        self.assertEqual((met, missed), (2, 1))  # the sums' % of floor, met at 2^28 and 2^24; the exact target missed
+
     def test_wrong_rows_are_listed_and_left_out(self):
         rows = workload([2 ** 14, 2 ** 14], [1], 0.25, 95.0, 50.0)
         rows.append(row("cured", [2 ** 10, 2 ** 18], [0], 0.1, 10.0, check="got 1 want 2 at output 3"))

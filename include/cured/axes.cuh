@@ -6,6 +6,7 @@
 //   cured::sum_async(x, {1}, cured::view(d_rows, {4096}), ws, stream);     // 4096 row sums
 //   cured::max_async(x, {0}, cured::view(d_cols, {1024}), ws, stream);     // 1024 column maxima
 //   cured::argmax_async(x, {1}, cured::view(d_idx, {4096}), ws, stream);   // index per row
+//   cured::exact_sum_async(x, {1}, cured::view(d_exact, {4096}), ws, stream); // rounded once
 //   cured::sum(x, {0, 1}, cured::view(d_total, {}));                       // blocking: waits
 //
 // `in` is a strided_view (cured/view.cuh) of device memory: any rank up to 8, any strides
@@ -19,7 +20,8 @@
 // cured::accumulator_t<T> (or Acc) and are converted to the output's type once; min/max
 // propagate NaN; argmin/argmax give the flat row-major index over the reduced axes (for one
 // axis, the index along it) of the first extreme value, or of the first NaN, and -1 for an
-// output with no elements; the empty sum, min and max are the operator's identity. Results
+// output with no elements; the empty sum, min and max are the operator's identity; exact_sum
+// gives each output the exact sum rounded once (cured::exact_sum's rules). Results
 // are bit-identical run to run for the same views, device and type. The `_async` forms
 // enqueue one kernel launch on `stream` (no allocation, no synchronization; graph-capturable);
 // the others run on the calling thread's workspace and return once the output is written.
@@ -124,6 +126,16 @@ void argmax_async(const strided_view<T>& in, const axes& along, const strided_vi
   detail::axis_arg<true>(in, along, indices, &values, ws, stream);
 }
 
+/// Each output the exact sum of its elements, rounded once to exact_result_t<T> (the rules of
+/// cured::exact_sum, cured/exact.cuh, per output). Two launches: the second returns at once
+/// unless the first left outputs it could not decide (device/axis_exact.cuh).
+template <class T>
+void exact_sum_async(const strided_view<T>& in, const axes& along,
+                     const strided_view<exact_result_t<std::remove_const_t<T>>>& out, workspace& ws,
+                     cudaStream_t stream = nullptr) {
+  detail::axis_exact(in, along, out, ws, stream);
+}
+
 // ---- blocking: return once the output is written -------------------------------------------
 
 template <class T, class Out, class Transform, class Op, class Init>
@@ -141,6 +153,12 @@ void reduce(const strided_view<T>& in, const axes& along, const strided_view<Out
 template <class Acc = void, class T, class Out>
 void sum(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, cudaStream_t stream = nullptr) {
   detail::axis_blocking(stream, [&](workspace& ws) { sum_async<Acc>(in, along, out, ws, stream); });
+}
+
+template <class T>
+void exact_sum(const strided_view<T>& in, const axes& along,
+               const strided_view<exact_result_t<std::remove_const_t<T>>>& out, cudaStream_t stream = nullptr) {
+  detail::axis_blocking(stream, [&](workspace& ws) { exact_sum_async(in, along, out, ws, stream); });
 }
 
 template <class T, class Out>

@@ -24,6 +24,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -498,6 +499,21 @@ private:
             bad.add("output " + std::to_string(i) + ": got " + show(got[i]) + " want " + show(want[i]) + " (n " +
                     std::to_string(n) + ")");
       expect_none(bad, at, "sum");
+      // Exact: the reference bit for bit.
+      using R = cured::exact_result_t<T>;
+      failures inexact;
+      std::vector<R> exact_sums;
+      if (run<R>(
+              o, 0,
+              [&](const strided_view<R>& out) {
+                if (blocking_) cured::exact_sum(in, along, out, stream_);
+                else cured::exact_sum_async(in, along, out, ws_, stream_);
+              },
+              exact_sums, inexact))
+        for (std::size_t i = 0; i < exact_sums.size(); ++i)
+          if (is_nan(R(want[i])) ? !is_nan(exact_sums[i]) : !same_bits(exact_sums[i], R(want[i])))
+            inexact.add("output " + std::to_string(i) + ": got " + show(exact_sums[i]) + " want " + show(R(want[i])));
+      expect_none(inexact, at, "exact_sum");
       if constexpr (std::is_same_v<T, float>) {
         // Accumulated in float, converted to half once.
         failures narrow;
@@ -1071,6 +1087,90 @@ TEST(Axes, SumsAreBitIdenticalRunToRun) {
 
 // sum_async and argmax_async captured into a graph on a non-blocking stream, replayed twice over
 // new inputs (outputs split over blocks: each replay must find the counters reset).
+// Outputs whose rounding the double-double estimate cannot settle alone (a tie with a tail
+// beyond double-double, cancellation, an estimate that overflows, results near zero, zeros of
+// either sign, NaN and infinities), padded with -0 to rows of several widths, read as rows and
+// as columns: every exact sum bit for bit the reference's.
+template <class T>
+std::vector<std::vector<T>> hard_sums() {
+  constexpr T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  constexpr T big = std::numeric_limits<T>::max(), tiny = std::numeric_limits<T>::denorm_min();
+  constexpr T half_ulp = std::numeric_limits<T>::epsilon() / 2;  // 1 + half_ulp: a tie
+  const T far = std::is_same_v<T, float> ? T(0x1p-80) : T(0x1p-200);
+  const T huge = std::is_same_v<T, float> ? T(0x1p100) : T(0x1p1000);
+  return {{1, half_ulp, far},   {1, half_ulp, -far},  {-1, -half_ulp, -far}, {1, half_ulp},
+          {1, half_ulp, tiny},  {1, -half_ulp / 2, -far},                     {-0.0, -0.0},
+          {0.0, -0.0},          {huge, 1, -huge},     {big, big, -big},      {big, big},
+          {-big, -big},         {nan, 1},             {inf, 1},              {inf, -inf},
+          {-inf, 2},            {tiny, tiny, tiny},   {tiny, -tiny},         {std::numeric_limits<T>::min(), -tiny},
+          {big, -big, far},     {3, -far, far / 2}};
+}
+
+template <class T>
+void check_hard_sums(std::int64_t width) {
+  const auto cases = hard_sums<T>();
+  const std::int64_t rows = std::int64_t(cases.size());
+  // Row r's values spread over its width; the rest -0 (which keeps an all -0 row's sign).
+  std::vector<T> by_rows(std::size_t(rows * width), T(-0.0)), by_columns(by_rows.size());
+  std::vector<T> want(static_cast<std::size_t>(rows));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto& v = cases[std::size_t(r)];
+    for (std::size_t k = 0; k < v.size(); ++k) by_rows[std::size_t(r * width) + k * std::size_t(width) / v.size()] = v[k];
+    want[std::size_t(r)] = cured::cpu::exact_sum(std::span<const T>(by_rows.data() + r * width, std::size_t(width)));
+  }
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < width; ++c) by_columns[std::size_t(c * rows + r)] = by_rows[std::size_t(r * width + c)];
+  device_buffer<T> a(by_rows.size()), b(by_rows.size()), out(static_cast<std::size_t>(rows));
+  CURED_CHECK(cudaMemcpy(a.data(), by_rows.data(), by_rows.size() * sizeof(T), cudaMemcpyHostToDevice));
+  CURED_CHECK(cudaMemcpy(b.data(), by_columns.data(), by_rows.size() * sizeof(T), cudaMemcpyHostToDevice));
+  cured::workspace ws;
+  for (const bool columns : {false, true}) {
+    CURED_CHECK(cudaMemset(out.data(), 0xA5, std::size_t(rows) * sizeof(T)));
+    if (columns) cured::exact_sum_async(cured::view(static_cast<const T*>(b.data()), {width, rows}), {0}, cured::view(out.data(), {rows}), ws);
+    else cured::exact_sum_async(cured::view(static_cast<const T*>(a.data()), {rows, width}), {1}, cured::view(out.data(), {rows}), ws);
+    std::vector<T> got(static_cast<std::size_t>(rows));
+    CURED_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T g = got[std::size_t(r)], w = want[std::size_t(r)];
+      EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : same_bits(g, w))
+          << type_name<T>() << (columns ? " columns" : " rows") << " of " << width << ", case " << r << ": got "
+          << show(g) << " want " << show(w);
+    }
+  }
+}
+
+TEST(Axes, ExactSumsOfHardOutputs) {
+  CURED_REQUIRE_GPU();
+  for (const std::int64_t width : {3, 37, 5000, 100000}) {
+    if (!fits(width * 32)) continue;
+    check_hard_sums<float>(width);
+    check_hard_sums<double>(width);
+  }
+}
+
+// Two rows of 2^24 + 1000 floats, each with one output left to the exact pass: its block adds
+// more elements than fit between two carry passes of its limbs.
+TEST(Axes, ExactSumOfLongHardRows) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t width = (std::int64_t(1) << 24) + 1000;
+  if (!fits(2 * width)) GTEST_SKIP() << "above CURED_TEST_MAX_N";
+  std::vector<float> h(std::size_t(2 * width), -0.0f);
+  const float tail[3] = {1, 0x1p-24f, 0x1p-80f};
+  const std::int64_t at[3] = {0, width - 600, width - 1};
+  for (int k = 0; k < 3; ++k) {
+    h[std::size_t(at[k])] = tail[k];
+    h[std::size_t(width + at[k])] = -tail[k];
+  }
+  device_buffer<float> d(h.size()), out(2);
+  CURED_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+  cured::workspace ws;
+  cured::exact_sum_async(cured::view(static_cast<const float*>(d.data()), {2, width}), {1}, cured::view(out.data(), {2}), ws);
+  float got[2];
+  CURED_CHECK(cudaMemcpy(got, out.data(), sizeof got, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got[0], 1 + 0x1p-23f);
+  EXPECT_EQ(got[1], -(1 + 0x1p-23f));
+}
+
 TEST(Axes, GraphCaptureAndReplay) {
   CURED_REQUIRE_GPU();
   const std::uint64_t seed = cured::harness::fresh_seed();
@@ -1273,6 +1373,9 @@ TEST(Axes, EmptyViewsNeedNoData) {
   cured::argmin_async(empty_rows, {1}, cured::view(idx.data(), {5}), cured::view(values.data(), {5}), ws);
   EXPECT_EQ(read(idx.data()), std::vector<index_t>(5, -1));
   EXPECT_EQ(read(values.data()), std::vector<float>(5, INFINITY));
+  CURED_CHECK(cudaMemset(out.data(), 0xff, 5 * sizeof(float)));
+  cured::exact_sum_async(empty_rows, {1}, cured::view(out.data(), {5}), ws);
+  for (const float v : read(out.data())) EXPECT_TRUE(v == 0 && !std::signbit(v)) << "exact_sum of nothing: +0";
   cured::sum(cured::view(null_in, {0}), {0}, cured::view(out.data(), {}));
   EXPECT_EQ(read(out.data())[0], 0.0f);
   cured::argmax(cured::view(null_in, {0}), {0}, cured::view(idx.data(), {}), cured::view(values.data(), {}));
@@ -1394,6 +1497,8 @@ TEST(Axes, LargeReducedExtentAbove2To31) {
     };
     cured::sum_async(s.in, s.along, out_of(sums.data()), ws);
     EXPECT_EQ(read(sums.data()), std::vector<float>(std::size_t(m), 12.0f)) << s.name << ": sum";
+    cured::exact_sum_async(s.in, s.along, out_of(sums.data()), ws);
+    EXPECT_EQ(read(sums.data()), std::vector<float>(std::size_t(m), 12.0f)) << s.name << ": exact_sum";
     for (const bool max : {false, true}) {
       if (max) cured::max_async(s.in, s.along, out_of(extremes.data()), ws);
       else cured::min_async(s.in, s.along, out_of(extremes.data()), ws);

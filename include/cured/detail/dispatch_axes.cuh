@@ -4,6 +4,7 @@
 //
 //   detail::axis_plain(in, along, out, load, op, init, ws, stream);
 //   detail::axis_arg<true>(in, along, indices, &values, ws, stream);   // argmax
+//   detail::axis_exact(in, along, out, ws, stream);                    // exact sums
 //
 // The regime comes from the plan (axis_plan.cuh); the tiling from the plan and the device:
 //   rows:    Lanes = the row's vectors (or elements, for rows read one by one) rounded up to a
@@ -27,12 +28,15 @@
 #include <string>
 #include <type_traits>
 
+#include "cured/accumulate.cuh"
 #include "cured/detail/axis_plan.cuh"
 #include "cured/detail/canonical.cuh"
 #include "cured/detail/dispatch.cuh"
+#include "cured/detail/dispatch_exact.cuh"
 #include "cured/detail/launch.cuh"
 #include "cured/detail/tuning.cuh"
 #include "cured/device/axis_columns.cuh"
+#include "cured/device/axis_exact.cuh"
 #include "cured/device/axis_rows.cuh"
 #include "cured/error.cuh"
 #include "cured/ops.cuh"
@@ -140,10 +144,16 @@ bool column_vectors(const In* data, const device::column_shape& s) {
          walks_aligned(data, {&s.kept, &s.rows});
 }
 
-/// Launches the plan's kernel: store(offset, reduction) for each output.
-template <class In, class Acc, class Load, class Op, class Store>
+/// What comes after the plan's kernel: nothing, or then(data, plan) launches more on the stream.
+struct no_then {
+  template <class In>
+  void operator()(const In*, const axis_plan&) const {}
+};
+
+/// Launches the plan's kernel: store(offset, reduction) for each output; then then(data, plan).
+template <class In, class Acc, class Load, class Op, class Store, class Then = no_then>
 void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identity, Load load, Op op, Store store,
-                 const void* out, workspace& ws, cudaStream_t stream) {
+                 const void* out, workspace& ws, cudaStream_t stream, Then then = {}) {
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   if (plan.kind == axis_plan::regime::none) return;
   workspace::use use(ws, stream);
@@ -209,6 +219,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
     if (column_vectors(data, s)) launch_width(std::integral_constant<int, device::vector16<In>::size>{});
     else launch_width(std::integral_constant<int, 1>{});
   }
+  then(data, plan);
   const cudaError_t launch_error = cudaGetLastError();
   use.enqueued();  // before throwing: a launched kernel must still be tracked
   if (launch_error != cudaSuccess) throw_cuda(launch_error, what, __FILE__, __LINE__);
@@ -265,6 +276,62 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
   axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), op::template identity<kv>(),
                  device::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
                  indices.data, ws, stream);
+}
+
+/// Every kept axis (kept) and every reduced axis (reduced) of a plan, innermost first: the
+/// walks of the exact sums' second launch.
+inline void plan_walks(const axis_plan& p, device::axis_walk& kept, device::axis_walk& reduced) {
+  const auto push = [](device::axis_walk& w, std::int64_t extent, std::int64_t in_stride, std::int64_t second) {
+    w.extent[w.count] = extent;
+    w.in_stride[w.count] = in_stride;
+    w.second[w.count] = second;
+    ++w.count;
+  };
+  kept = {};
+  reduced = {};
+  if (p.kind == axis_plan::regime::rows) {
+    const device::row_shape& s = p.rows;
+    kept = s.kept;
+    push(reduced, s.length, s.stride, 0);
+    for (int k = 0; k < s.outer.count; ++k) push(reduced, s.outer.extent[k], s.outer.in_stride[k], 0);
+  } else {
+    const device::column_shape& s = p.columns;
+    push(kept, s.columns, s.column_stride, s.column_out_stride);
+    for (int k = 0; k < s.kept.count; ++k) push(kept, s.kept.extent[k], s.kept.in_stride[k], s.kept.second[k]);
+    reduced = s.rows;
+  }
+}
+
+/// out[o] = the exact sum of output o's elements, rounded once (device/axis_exact.cuh).
+template <class T>
+void axis_exact(const strided_view<T>& in, const axes& along, const strided_view<exact_result_t<std::remove_const_t<T>>>& out,
+                workspace& ws, cudaStream_t stream) {
+  using In = std::remove_const_t<T>;
+  using Out = exact_result_t<In>;
+  namespace ex = device::exact;
+  const strided_view<const In> cin = const_view(in);
+  const axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
+  {
+    // Every axis, one contiguous run: the whole-array exact sum.
+    const device::row_shape& s = plan.rows;
+    if (plan.kind == axis_plan::regime::rows && s.kept.count == 0 && s.outer.count == 0 && s.stride == 1 &&
+        plan.reduced_size > 0) {
+      detail::exact_sum<mode::async>(cin.data, s.length, out.data, ws, stream);
+      return;
+    }
+  }
+  auto* st = static_cast<ex::state*>(ws.exact_state());
+  const auto rest = [&](const In* data, const axis_plan& p) {
+    constexpr unsigned block = axis_policy::block;
+    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out>;
+    device::axis_walk kept, reduced;
+    plan_walks(p, kept, reduced);
+    const std::int64_t grid = wave_grid<kernel>(ceil_div(p.outputs, block), block, ws.device(), ws.sm_count());
+    launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, kept, reduced, p.outputs, out.data, st);
+  };
+  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), ex::axis_identity,
+              ex::widen_load{}, ex::bounded_plus{}, ex::exact_store<Out>{out.data, st, plan.reduced_size}, out.data, ws,
+              stream, rest);
 }
 
 }  // namespace cured::detail

@@ -39,17 +39,20 @@ struct column_shape {
 };
 
 /// Combines the block's rows: thread (tx, 0) ends with the combination of acc over every ty,
-/// in a fixed tree. All threads call it.
+/// in a fixed tree (rows [h, 2h) hand theirs to rows [0, h) through half a block of shared
+/// accumulators). All threads call it.
 template <int V, unsigned Block, class Acc, class Op>
-__device__ __forceinline__ void combine_rows(Acc (&acc)[V], Acc (&shared)[Block][V], unsigned width, const Op& op) {
+__device__ __forceinline__ void combine_rows(Acc (&acc)[V], Acc (&shared)[Block / 2][V], unsigned width,
+                                             const Op& op) {
   const unsigned t = threadIdx.x, ty = t / width;
-#pragma unroll
-  for (int k = 0; k < V; ++k) shared[t][k] = acc[k];
-  __syncthreads();
   for (unsigned h = Block / width / 2; h > 0; h >>= 1) {
+    if (ty >= h && ty < 2 * h)
+#pragma unroll
+      for (int k = 0; k < V; ++k) shared[t - h * width][k] = acc[k];
+    __syncthreads();
     if (ty < h)
 #pragma unroll
-      for (int k = 0; k < V; ++k) shared[t][k] = acc[k] = op(acc[k], shared[t + h * width][k]);
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], shared[t][k]);
     __syncthreads();
   }
 }
@@ -59,7 +62,7 @@ __global__ void __launch_bounds__(Policy::block, 3)
     columns_kernel(const In* __restrict__ in, const column_shape shape, Acc identity, Load load, Op op, Store store,
                    unsigned* __restrict__ partials, unsigned* __restrict__ counters) {
   constexpr unsigned block = Policy::block;
-  __shared__ Acc shared[block][V];
+  __shared__ Acc shared[block / 2][V];
   const unsigned t = threadIdx.x, width = 1u << shape.width_log2, height = block >> shape.width_log2;
   const unsigned tx = t & (width - 1), ty = t >> shape.width_log2;
   const std::uint64_t l2 = l2_policy(shape.stream_first);
@@ -82,12 +85,12 @@ __global__ void __launch_bounds__(Policy::block, 3)
       const auto add = [&](std::int64_t index, const auto& x) {
         if constexpr (V == 1) {
           if (shape.ordered) add_later(acc[0], index, x, load, op);
-          else acc[0] = op(acc[0], Acc(load(index, x)));
+          else acc[0] = op(acc[0], load(index, x));
         } else {
 #pragma unroll
           for (int k = 0; k < V; ++k) {
             if (shape.ordered) add_later(acc[k], index, x.v[k], load, op);
-            else acc[k] = op(acc[k], Acc(load(index, x.v[k])));
+            else acc[k] = op(acc[k], load(index, x.v[k]));
           }
         }
       };

@@ -66,7 +66,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
                                            bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
   Acc acc = total;
-  const auto add = [&](std::int64_t l, const In& x) { acc = op(acc, Acc(load(index + l * multiplier, x))); };
+  const auto add = [&](std::int64_t l, const In& x) { acc = op(acc, load(index + l * multiplier, x)); };
   if constexpr (vector_element<In>) {
     if (vectors && stride == 1) {
       using vec = vector16<In>;

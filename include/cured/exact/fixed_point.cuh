@@ -55,7 +55,8 @@ constexpr int max_limbs = 70;
 struct state {
   unsigned int ticket;
   unsigned int flags;
-  unsigned int pad[2];
+  unsigned int undecided;  ///< the axis exact sums' outputs left to the exact pass
+  unsigned int pad;
   unsigned long long limbs[max_limbs];
 };
 /// Where in the workspace's exact state the double fast pass leaves its bounded_sum (after the
@@ -210,20 +211,25 @@ struct block_accumulator {
   /// warp's lowest are summed with shuffles first (one atomic per limb instead of one per lane
   /// and digit: 32 lanes on the same address would serialize); the others add their own.
   __device__ void add_warp(double v) {
-    constexpr int window = 8;
     std::int64_t m = 0;
     int p = 0;
     if (v != 0) decompose(v, m, p);
-    const int j = v != 0 ? p >> 5 : Limbs;
+    add_warp(m, p);
+  }
+  /// One integer m * 2^p per lane of a full warp (m = 0: nothing), as add_warp(double).
+  __device__ void add_warp(std::int64_t m, int p) {
+    constexpr int window = 8;
+    const bool v = m != 0;
+    const int j = v ? p >> 5 : Limbs;
     const int low = int(__reduce_min_sync(0xffffffffu, unsigned(j)));
     if (low == Limbs) return;  // all zero
     std::uint64_t slot[window] = {};
-    if (v != 0 && j - low <= window - 3) {
+    if (v && j - low <= window - 3) {
       add_scaled(m, p, [&](int k, std::uint64_t digit) {
 #pragma unroll
         for (int w = 0; w < window; ++w) slot[w] += k - low == w ? digit : 0;
       });
-    } else if (v != 0) {
+    } else if (v) {
       add(m, p);
     }
 #pragma unroll

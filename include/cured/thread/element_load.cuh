@@ -66,7 +66,7 @@ __device__ __forceinline__ void add_later(Acc& acc, std::int64_t index, const T&
   if constexpr (is_arg) {
     if (acc.index == no_index || detail::arg_later<std::is_same_v<Op, arg_maximum>>(acc.value, x)) acc = {index, x};
   } else {
-    acc = op(acc, Acc(load(index, x)));
+    acc = op(acc, load(index, x));
   }
 }
 

@@ -110,4 +110,24 @@ inline axis_plan plan_of(const canonical_shape& c, bool indexed) {
   return p;
 }
 
+/// Every kept axis (kept) and every reduced axis (reduced) of a plan, innermost first: the
+/// walks of a kernel that takes each output whole (the exact sums' second launch).
+inline void plan_walks(const axis_plan& p, device::axis_walk& kept, device::axis_walk& reduced) {
+  using plan_detail::axis;
+  using plan_detail::push;
+  kept = {};
+  reduced = {};
+  if (p.kind == axis_plan::regime::rows) {
+    const device::row_shape& s = p.rows;
+    kept = s.kept;
+    push(reduced, axis{s.length, s.stride, 0, true});
+    for (int k = 0; k < s.outer.count; ++k) push(reduced, axis{s.outer.extent[k], s.outer.in_stride[k], 0, true});
+  } else {
+    const device::column_shape& s = p.columns;
+    push(kept, axis{s.columns, s.column_stride, s.column_out_stride, false});
+    for (int k = 0; k < s.kept.count; ++k) push(kept, axis{s.kept.extent[k], s.kept.in_stride[k], s.kept.second[k], false});
+    reduced = s.rows;
+  }
+}
+
 }  // namespace cured::detail

@@ -225,6 +225,12 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
   if (launch_error != cudaSuccess) throw_cuda(launch_error, what, __FILE__, __LINE__);
 }
 
+/// Whether the plan reduces every axis of one contiguous run: the whole-array kernels' case.
+inline bool whole_run(const axis_plan& plan) {
+  const device::row_shape& s = plan.rows;
+  return plan.kind == axis_plan::regime::rows && s.kept.count == 0 && s.outer.count == 0 && s.stride == 1;
+}
+
 /// out[o] = Out(init op load(x) op ... over output o's elements x).
 template <class T, class Out, class Load, class Op, class Acc>
 void axis_plain(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, Load load, Op op, Acc init,
@@ -235,10 +241,8 @@ void axis_plain(const strided_view<T>& in, const axes& along, const strided_view
   const axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
   const Acc identity = identity_of<Op, Acc>(op);
   if constexpr (std::is_same_v<Out, Acc>) {
-    // Every axis, one contiguous run: the whole-array kernels.
-    const device::row_shape& s = plan.rows;
-    if (plan.kind == axis_plan::regime::rows && s.kept.count == 0 && s.outer.count == 0 && s.stride == 1) {
-      detail::reduce<mode::async>(cin.data, s.length, out.data, load, op, device::no_finish{}, init, ws, stream);
+    if (whole_run(plan)) {
+      detail::reduce<mode::async>(cin.data, plan.rows.length, out.data, load, op, device::no_finish{}, init, ws, stream);
       return;
     }
   }
@@ -278,30 +282,6 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
                  indices.data, ws, stream);
 }
 
-/// Every kept axis (kept) and every reduced axis (reduced) of a plan, innermost first: the
-/// walks of the exact sums' second launch.
-inline void plan_walks(const axis_plan& p, device::axis_walk& kept, device::axis_walk& reduced) {
-  const auto push = [](device::axis_walk& w, std::int64_t extent, std::int64_t in_stride, std::int64_t second) {
-    w.extent[w.count] = extent;
-    w.in_stride[w.count] = in_stride;
-    w.second[w.count] = second;
-    ++w.count;
-  };
-  kept = {};
-  reduced = {};
-  if (p.kind == axis_plan::regime::rows) {
-    const device::row_shape& s = p.rows;
-    kept = s.kept;
-    push(reduced, s.length, s.stride, 0);
-    for (int k = 0; k < s.outer.count; ++k) push(reduced, s.outer.extent[k], s.outer.in_stride[k], 0);
-  } else {
-    const device::column_shape& s = p.columns;
-    push(kept, s.columns, s.column_stride, s.column_out_stride);
-    for (int k = 0; k < s.kept.count; ++k) push(kept, s.kept.extent[k], s.kept.in_stride[k], s.kept.second[k]);
-    reduced = s.rows;
-  }
-}
-
 /// out[o] = the exact sum of output o's elements, rounded once (device/axis_exact.cuh).
 template <class T>
 void axis_exact(const strided_view<T>& in, const axes& along, const strided_view<exact_result_t<std::remove_const_t<T>>>& out,
@@ -311,14 +291,9 @@ void axis_exact(const strided_view<T>& in, const axes& along, const strided_view
   namespace ex = device::exact;
   const strided_view<const In> cin = const_view(in);
   const axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
-  {
-    // Every axis, one contiguous run: the whole-array exact sum.
-    const device::row_shape& s = plan.rows;
-    if (plan.kind == axis_plan::regime::rows && s.kept.count == 0 && s.outer.count == 0 && s.stride == 1 &&
-        plan.reduced_size > 0) {
-      detail::exact_sum<mode::async>(cin.data, s.length, out.data, ws, stream);
-      return;
-    }
+  if (whole_run(plan) && plan.reduced_size > 0) {
+    detail::exact_sum<mode::async>(cin.data, plan.rows.length, out.data, ws, stream);
+    return;
   }
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const In* data, const axis_plan& p) {

@@ -11,8 +11,6 @@
 // otherwise its blocks find the marked outputs and sum each one exactly in a fixed-point
 // accumulator (cured/exact/fixed_point.cuh) in shared memory.
 
-#include <cuda/atomic>
-
 #include <cstdint>
 #include <type_traits>
 
@@ -20,6 +18,7 @@
 #include "cured/device/exact_sum.cuh"
 #include "cured/exact/double_double.cuh"
 #include "cured/exact/fixed_point.cuh"
+#include "cured/grid/split_combine.cuh"
 
 namespace cured::device::exact {
 
@@ -35,7 +34,6 @@ struct widen_load {
 /// The accumulator's identity: -0, so that the estimate stays -0 exactly when every element is.
 constexpr bounded_sum axis_identity{-0.0, 0.0, 0.0};
 
-
 /// Round to nearest-even from double to float, never flushing subnormals.
 __device__ __forceinline__ float narrow(double x) {
   float f;
@@ -43,22 +41,33 @@ __device__ __forceinline__ float narrow(double x) {
   return f;
 }
 
-/// Whether the interval of t (the sum of float, half or bfloat16 elements: multiples of 2^-149)
-/// rounds to one float;
-/// if so, *r is the exact sum rounded to float. A double cannot overflow on such elements, so
-/// a non-finite estimate comes from the elements themselves: NaN for NaN or both infinities,
-/// else the infinity added.
+/// The interval [lo, hi] that holds the exact sum of t, rounded outward.
+__device__ __forceinline__ void interval(const bounded_sum& t, double& lo, double& hi) {
+  lo = __dadd_rd(t.s, __dsub_rd(t.c, t.bound));
+  hi = __dadd_ru(t.s, __dadd_ru(t.c, t.bound));
+}
+
+/// An exact sum of zero: -0 only when every element was -0, that is when the estimate (its
+/// identity -0) is -0 itself.
+template <class Out>
+__device__ __forceinline__ Out exact_zero(const bounded_sum& t) {
+  return __double_as_longlong(t.s) == std::int64_t(0x8000000000000000ull) ? -Out(0) : Out(0);
+}
+
+/// Whether the interval of t (the sum of float, half or bfloat16 elements: multiples of
+/// 2^-149) rounds to one float; if so, *r is the exact sum rounded to float. A double cannot
+/// overflow on such elements, so a non-finite estimate comes from the elements themselves: NaN
+/// for NaN or both infinities, else the infinity added.
 __device__ inline bool decide_float(const bounded_sum& t, float* r) {
   if (!isfinite(t.s)) {
     *r = t.s != t.s ? __int_as_float(0x7fc00000) : narrow(t.s);
     return true;
   }
   if (!isfinite(t.c) || !isfinite(t.bound)) return false;
-  const double lo = __dadd_rd(t.s, __dsub_rd(t.c, t.bound)), hi = __dadd_ru(t.s, __dadd_ru(t.c, t.bound));
-  if (lo > -0x1p-149 && hi < 0x1p-149) {
-    // The exact sum, a multiple of 2^-149, is zero: -0 only when every element was -0, that is
-    // when the estimate is -0 itself.
-    *r = __double_as_longlong(t.s) == std::int64_t(0x8000000000000000ull) ? -0.0f : 0.0f;
+  double lo, hi;
+  interval(t, lo, hi);
+  if (lo > -0x1p-149 && hi < 0x1p-149) {  // the only multiple of 2^-149 inside: zero
+    *r = exact_zero<float>(t);
     return true;
   }
   const float a = narrow(lo), b = narrow(hi);  // rounding is monotonic: all between round alike
@@ -69,10 +78,13 @@ __device__ inline bool decide_float(const bounded_sum& t, float* r) {
 
 /// As decide_float, for the sum of doubles rounded to double (decide), and an exact zero.
 __device__ inline bool decide_double(const bounded_sum& t, double* r) {
-  if (isfinite(t.s) && isfinite(t.c) && isfinite(t.bound) && __dadd_rd(t.s, __dsub_rd(t.c, t.bound)) == 0 &&
-      __dadd_ru(t.s, __dadd_ru(t.c, t.bound)) == 0) {
-    *r = signbit(t.s) ? -0.0 : 0.0;
-    return true;
+  if (isfinite(t.s) && isfinite(t.c) && isfinite(t.bound)) {
+    double lo, hi;
+    interval(t, lo, hi);
+    if (lo == 0 && hi == 0) {
+      *r = exact_zero<double>(t);
+      return true;
+    }
   }
   return decide(t, r);
 }
@@ -182,14 +194,7 @@ __global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict_
         acc.add_warp(digits, p);
         if ((begin / Block + 1) % (exact_rest_normalize_every / Block) == 0) {
           __syncthreads();
-          if (threadIdx.x == 0) {  // carries: every limb but the last into [0, 2^32)
-            std::int64_t carry = 0;
-            for (int j = 0; j < limbs; ++j) {
-              const std::int64_t v = std::int64_t(acc.limbs[j]) + carry;
-              carry = j + 1 < limbs ? v >> 32 : 0;
-              acc.limbs[j] = j + 1 < limbs ? (unsigned long long)(v & 0xffffffff) : (unsigned long long)v;
-            }
-          }
+          if (threadIdx.x == 0) acc.normalize();
           __syncthreads();
         }
       }
@@ -203,12 +208,7 @@ __global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict_
     }
   }
   // The last block to finish leaves the count at zero for the next call.
-  if (threadIdx.x != 0) return;
-  __threadfence();
-  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> ticket(st->ticket);
-  if (ticket.fetch_add(1u, cuda::memory_order_acq_rel) != gridDim.x - 1) return;
-  st->undecided = 0;
-  st->ticket = 0;
+  if (last_to_arrive(&st->ticket, gridDim.x) && threadIdx.x == 0) st->undecided = 0;
 }
 
 }  // namespace cured::device::exact

@@ -246,6 +246,17 @@ struct block_accumulator {
   __device__ void add_flags(unsigned f) {
     if (f) atomicOr(&flags, f);
   }
+  /// Carries every limb but the last into [0, 2^32), the same number: limbs that keep growing
+  /// stay below 2^62. One thread calls it, with no other thread adding.
+  __device__ void normalize() {
+    std::int64_t carry = 0;
+    for (int j = 0; j + 1 < Limbs; ++j) {
+      const std::int64_t v = std::int64_t(limbs[j]) + carry;
+      carry = v >> 32;
+      limbs[j] = (unsigned long long)(v & 0xffffffff);
+    }
+    limbs[Limbs - 1] += (unsigned long long)carry;
+  }
 };
 
 /// The end of every exact kernel: the block's accumulator (complete: a __syncthreads() came

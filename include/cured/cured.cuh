@@ -23,5 +23,6 @@
 #include "cured/exact.cuh"
 #include "cured/ops.cuh"
 #include "cured/reduce.cuh"
+#include "cured/segments.cuh"
 #include "cured/view.cuh"
 #include "cured/workspace.cuh"

@@ -93,6 +93,16 @@ public:
   void* axis_partials() const {
     return static_cast<char*>(base_) + header_bytes + partial_bytes_ + slot_bytes_ + axis_counter_bytes;
   }
+  /// The segmented reductions' words: [0] the error bits of the launch in flight and [1] its
+  /// ticket (zero between launches), [2] the status of the last call that named no status word.
+  unsigned* segment_words() const {
+    return reinterpret_cast<unsigned*>(static_cast<char*>(base_) + segment_words_offset);
+  }
+  /// Device memory: the status word (0, or the bits of cured::segment_error) that the last
+  /// segmented _async call on this workspace that named no status word of its own writes.
+  const unsigned* segment_status() const { return segment_words() + 2; }
+  /// The host side of host_result_on_device(): read it once the stream is idle.
+  const void* host_result() const { return host_result_; }
   /// Mapped host memory where the blocking forms' kernels that do not report (exact_sum) write
   /// their result, as the device addresses it.
   void* host_result_on_device() const { return host_result_on_device_; }
@@ -229,7 +239,9 @@ public:
   }
 
 private:
-  // The ticket, then the exact sums' state, padded to keep the partials aligned.
+  // The ticket, the segment words, then the exact sums' state, padded to keep the partials
+  // aligned.
+  static constexpr std::size_t segment_words_offset = 64;
   static constexpr std::size_t exact_state_offset = 256;
   static constexpr std::size_t header_bytes = exact_state_offset + exact_state_bytes;
   static constexpr std::size_t axis_counter_bytes = axis_counters * sizeof(unsigned int);
@@ -260,7 +272,7 @@ private:
   std::mutex mutex_;
   cudaStream_t last_stream_ = nullptr;
   bool used_ = false;
-  const void* checked_[2] = {nullptr, nullptr};  // last input and output pointers found valid
+  const void* checked_[3] = {nullptr, nullptr, nullptr};  // last input, output and offsets pointers found valid
 };
 
 }  // namespace cured

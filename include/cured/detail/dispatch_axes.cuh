@@ -298,11 +298,12 @@ void axis_exact(const strided_view<T>& in, const axes& along, const strided_view
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const In* data, const axis_plan& p) {
     constexpr unsigned block = axis_policy::block;
-    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out>;
-    device::axis_walk kept, reduced;
-    plan_walks(p, kept, reduced);
+    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, ex::axis_outputs>;
+    ex::axis_outputs outputs;
+    plan_walks(p, outputs.kept, outputs.reduced);
+    outputs.count = p.outputs;
     const std::int64_t grid = wave_grid<kernel>(ceil_div(p.outputs, block), block, ws.device(), ws.sm_count());
-    launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, kept, reduced, p.outputs, out.data, st);
+    launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, outputs, out.data, st);
   };
   axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), ex::axis_identity,
               ex::widen_load{}, ex::bounded_plus{}, ex::exact_store<Out>{out.data, st, plan.reduced_size}, out.data, ws,

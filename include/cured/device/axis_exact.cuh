@@ -151,60 +151,76 @@ __device__ __forceinline__ void exact_digits(const In& x, std::int64_t& m, int& 
 /// Elements between two carry passes of the block's limbs: each limb then stays below 2^62.
 constexpr std::int64_t exact_rest_normalize_every = std::int64_t(1) << 24;
 
+/// The outputs of a reduction along axes, as exact_rest_kernel walks them: `kept` maps an
+/// output to its first element's offset and its output offset; `reduced` maps an element's
+/// flat index within the output to its offset.
+struct axis_outputs {
+  axis_walk kept, reduced;
+  std::int64_t count;
+  __device__ __forceinline__ bool readable() const { return true; }
+  __device__ __forceinline__ void output(std::int64_t o, std::int64_t& in_at, std::int64_t& out_at,
+                                         std::int64_t& n) const {
+    kept.at(o, in_at, out_at);
+    n = reduced.size();
+  }
+  __device__ __forceinline__ std::int64_t element(std::int64_t i) const {
+    std::int64_t at, unused;
+    reduced.at(i, at, unused);
+    return at;
+  }
+};
+
 /// The second launch: every output marked by exact_store (the NaN mark; NaN results of the
 /// first launch are summed again, to the same NaN) gets the exact sum of its elements, one
-/// block per output. `kept` maps an output to its first element's offset and its output
-/// offset; `reduced` maps an element's flat index within the output to its offset.
-template <unsigned Block, class In, class Out>
-__global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict__ in, axis_walk kept,
-                                                           axis_walk reduced, std::int64_t outputs,
+/// block per output. Outputs: where each output's elements and result are (axis_outputs, or
+/// the segments' segment_outputs); nothing is read unless outputs.readable().
+template <unsigned Block, class In, class Out, class Outputs>
+__global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict__ in, Outputs outputs,
                                                            Out* __restrict__ out, state* st) {
   constexpr int limbs = layout<In>::limbs;
   __shared__ block_accumulator<limbs> acc;
   __shared__ std::int64_t marked[Block];
   __shared__ unsigned count;
   if (__ldcg(&st->undecided) == 0) return;  // the usual case: every output decided
-  const std::int64_t n = reduced.size();
-  for (std::int64_t first = std::int64_t(blockIdx.x) * Block; first < outputs; first += std::int64_t(gridDim.x) * Block) {
-    if (threadIdx.x == 0) count = 0;
-    __syncthreads();
-    const std::int64_t o = first + threadIdx.x;
-    if (o < outputs) {
-      std::int64_t in_at, out_at;
-      kept.at(o, in_at, out_at);
-      if (is_mark(out[out_at])) marked[atomicAdd(&count, 1u)] = o;
-    }
-    __syncthreads();
-    const unsigned m = count;
-    for (unsigned k = 0; k < m; ++k) {
-      std::int64_t in_at, out_at;
-      kept.at(marked[k], in_at, out_at);
-      acc.clear();
+  if (outputs.readable()) {
+    for (std::int64_t first = std::int64_t(blockIdx.x) * Block; first < outputs.count;
+         first += std::int64_t(gridDim.x) * Block) {
+      if (threadIdx.x == 0) count = 0;
       __syncthreads();
-      unsigned flags = 0;
-      for (std::int64_t begin = 0; begin < n; begin += Block) {
-        std::int64_t digits = 0;
-        int p = 0;
-        const std::int64_t i = begin + threadIdx.x;
-        if (i < n) {
-          std::int64_t at, unused;
-          reduced.at(i, at, unused);
-          exact_digits(in[in_at + at], digits, p, flags);
-        }
-        acc.add_warp(digits, p);
-        if ((begin / Block + 1) % (exact_rest_normalize_every / Block) == 0) {
-          __syncthreads();
-          if (threadIdx.x == 0) acc.normalize();
-          __syncthreads();
-        }
+      const std::int64_t o = first + threadIdx.x;
+      if (o < outputs.count) {
+        std::int64_t in_at, out_at, n;
+        outputs.output(o, in_at, out_at, n);
+        if (is_mark(out[out_at])) marked[atomicAdd(&count, 1u)] = o;
       }
-      flags = __reduce_or_sync(0xffffffffu, flags);
-      if (threadIdx.x % 32 == 0) acc.add_flags(flags);
       __syncthreads();
-      if (threadIdx.x == 0)
-        out[out_at] = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), limbs, layout<In>::base,
-                                       acc.flags, n == 0);
-      __syncthreads();
+      const unsigned m = count;
+      for (unsigned k = 0; k < m; ++k) {
+        std::int64_t in_at, out_at, n;
+        outputs.output(marked[k], in_at, out_at, n);
+        acc.clear();
+        __syncthreads();
+        unsigned flags = 0;
+        for (std::int64_t begin = 0; begin < n; begin += Block) {
+          std::int64_t digits = 0;
+          int p = 0;
+          const std::int64_t i = begin + threadIdx.x;
+          if (i < n) exact_digits(in[in_at + outputs.element(i)], digits, p, flags);
+          acc.add_warp(digits, p);
+          if ((begin / Block + 1) % (exact_rest_normalize_every / Block) == 0) {
+            __syncthreads();
+            if (threadIdx.x == 0) acc.normalize();
+            __syncthreads();
+          }
+        }
+        flags = __reduce_or_sync(0xffffffffu, flags);
+        if (threadIdx.x % 32 == 0) acc.add_flags(flags);
+        __syncthreads();
+        if (threadIdx.x == 0)
+          out[out_at] = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), limbs, layout<In>::base,
+                                         acc.flags, n == 0);
+        __syncthreads();
+      }
     }
   }
   // The last block to finish leaves the count at zero for the next call.

@@ -13,16 +13,23 @@
 
 namespace cured::warp {
 
-/// How a T crosses lanes: down(v, offset) returns lane (this + offset)'s v.
+/// How a T crosses lanes: down(v, offset) returns lane (this + offset)'s v, up(v, offset) lane
+/// (this - offset)'s (its own v where there is none).
 template <class T, class = void>
 struct shuffle {
-  __device__ __forceinline__ static T down(const T& v, int offset) {
+  __device__ __forceinline__ static T down(const T& v, int offset) { return by_words<false>(v, offset); }
+  __device__ __forceinline__ static T up(const T& v, int offset) { return by_words<true>(v, offset); }
+
+private:
+  template <bool Up>
+  __device__ __forceinline__ static T by_words(const T& v, int offset) {
     static_assert(std::is_trivially_copyable_v<T>, "cured: accumulators must be trivially copyable");
     constexpr int words = device::word_count<T>;
     unsigned in[words], out[words];
     device::words_of(v, in);
 #pragma unroll
-    for (int w = 0; w < words; ++w) out[w] = __shfl_down_sync(0xffffffffu, in[w], offset);
+    for (int w = 0; w < words; ++w)
+      out[w] = Up ? __shfl_up_sync(0xffffffffu, in[w], offset) : __shfl_down_sync(0xffffffffu, in[w], offset);
     return device::from_words<T>(out);
   }
 };
@@ -30,11 +37,17 @@ struct shuffle {
 template <class T>
 struct shuffle<T, std::enable_if_t<std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)>> {
   __device__ __forceinline__ static T down(const T& v, int offset) { return __shfl_down_sync(0xffffffffu, v, offset); }
+  __device__ __forceinline__ static T up(const T& v, int offset) { return __shfl_up_sync(0xffffffffu, v, offset); }
 };
 
 template <class T>
 __device__ __forceinline__ T shuffle_down(const T& v, int offset) {
   return shuffle<T>::down(v, offset);
+}
+
+template <class T>
+__device__ __forceinline__ T shuffle_up(const T& v, int offset) {
+  return shuffle<T>::up(v, offset);
 }
 
 /// op over lanes [0, Lanes) of the warp, into lane 0 (Lanes a power of two, at most 32).

@@ -1,0 +1,259 @@
+#pragma once
+// The dispatch of the segmented reductions: the checks, the grid, the launch.
+//
+//   detail::segment_plain(values, n, seg, out, load, op, init, ws, stream, status);
+//   detail::segment_arg<true>(values, n, seg, indices, values_out, ws, stream, status);  // argmax
+//   detail::segment_exact(values, n, seg, out, ws, stream, status);
+//
+// One launch of segments_kernel (device/segments.cuh), a grid of at most one wave of blocks
+// (and no more than the workspace's counters), each with an equal share of the elements and
+// segment ends; exact sums add exact_rest_kernel, which returns at once unless some segment
+// was left undecided.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "cured/detail/launch.cuh"
+#include "cured/detail/tuning.cuh"
+#include "cured/device/axis_exact.cuh"
+#include "cured/device/axis_walk.cuh"
+#include "cured/device/segments.cuh"
+#include "cured/error.cuh"
+#include "cured/ops.cuh"
+#include "cured/thread/element_load.cuh"
+#include "cured/view.cuh"
+#include "cured/workspace.cuh"
+
+namespace cured {
+
+/// Segments of an array of n values: segment s holds values [offsets[s], offsets[s + 1]).
+/// `offsets`: device memory, count + 1 non-decreasing entries in [0, n] (the first need not
+/// be 0; values outside [offsets[0], offsets[count]) belong to no segment).
+struct segments {
+  const std::int64_t* offsets = nullptr;
+  std::int64_t count = 0;
+};
+
+/// The bits of a segmented reduction's status word; 0 when the offsets were valid.
+enum segment_error : unsigned {
+  offsets_decrease = device::segment_offsets_decrease,  ///< some offset is below the one before it
+  offsets_outside = device::segment_offsets_outside,    ///< offsets[0] < 0 or offsets[count] > n
+};
+
+namespace detail {
+
+/// An output per segment: element s at data + s * stride.
+template <class Out>
+struct segment_out {
+  Out* data;
+  std::int64_t stride;
+};
+
+template <class Out>
+segment_out<Out> as_segment_out(Out* p, std::int64_t) {
+  return {p, 1};
+}
+
+template <class Out>
+segment_out<Out> as_segment_out(const strided_view<Out>& v, std::int64_t count) {
+  if (v.rank != 1 || v.extents[0] != count)
+    throw_invalid("the output of " + std::to_string(count) + " segments must be a view of one axis of " +
+                  std::to_string(count) + " elements");
+  if (count > 1 && v.strides[0] < 1)
+    throw_invalid("the output's stride must be positive, not " + std::to_string(v.strides[0]));
+  return {v.data, v.strides[0]};
+}
+
+/// The plain and arg stores of the axis engine, at segment s's offset.
+template <class Store>
+struct segment_store {
+  Store store;
+  std::int64_t stride;
+  template <class Acc>
+  __device__ __forceinline__ void operator()(std::int64_t s, const Acc& a, std::int64_t) const {
+    store(s * stride, a);
+  }
+};
+
+/// exact_store per segment: +0 for an empty one.
+template <class Out>
+struct segment_exact_store {
+  Out* out;
+  device::exact::state* st;
+  std::int64_t stride;
+  __device__ __forceinline__ void operator()(std::int64_t s, const device::exact::bounded_sum& t,
+                                             std::int64_t length) const {
+    device::exact::exact_store<Out>{out, st, length}(s * stride, t);
+  }
+};
+
+/// The segments' outputs as exact_rest_kernel walks them; nothing is read after bad offsets.
+struct segment_outputs {
+  const std::int64_t* offsets;
+  std::int64_t count;
+  std::int64_t stride;
+  const unsigned* status;
+  __device__ __forceinline__ bool readable() const { return __ldcg(status) == 0; }
+  __device__ __forceinline__ void output(std::int64_t o, std::int64_t& in_at, std::int64_t& out_at,
+                                         std::int64_t& n) const {
+    in_at = offsets[o];
+    n = offsets[o + 1] - in_at;
+    out_at = o * stride;
+  }
+  __device__ __forceinline__ std::int64_t element(std::int64_t i) const { return i; }
+};
+
+/// The first byte of p and one past its last element's (a view of count elements).
+template <class Out>
+void segment_out_bytes(const segment_out<Out>& o, std::int64_t count, std::uintptr_t& first, std::uintptr_t& last) {
+  first = reinterpret_cast<std::uintptr_t>(o.data);
+  last = first + (std::uintptr_t(count - 1) * std::uintptr_t(o.stride) + 1) * sizeof(Out);
+}
+
+/// Throws unless p is memory the device can write: device, managed, or mapped host memory.
+inline void check_status_pointer(const unsigned* p) {
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, p);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw_invalid(std::string("the status word: cannot query the pointer: ") + cudaGetErrorString(e));
+  }
+  if (attr.type == cudaMemoryTypeUnregistered || attr.devicePointer == nullptr)
+    throw_invalid("the status word is not memory the device can write");
+}
+
+/// Launches segments_kernel: store(s, reduction, length) for every segment; then
+/// then(shape, status) enqueues more. The outputs (`outs`: first and last byte of each) may not
+/// overlap the values or the offsets.
+template <class In, class Acc, class Load, class Op, class Store, class Then>
+void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc identity, Load load, Op op, Store store,
+                    std::initializer_list<std::pair<std::uintptr_t, std::uintptr_t>> outs, workspace& ws,
+                    cudaStream_t stream, unsigned* status, Then then) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
+  static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
+  if (n < 0) throw_invalid("negative count of values: " + std::to_string(n));
+  if (seg.count < 0) throw_invalid("negative count of segments: " + std::to_string(seg.count));
+  if (status) check_status_pointer(status);
+  workspace::use use(ws, stream);
+  unsigned* const word = status ? status : ws.segment_words() + 2;
+  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+  if (seg.count == 0) {
+    CURED_CHECK(cudaMemsetAsync(word, 0, sizeof(unsigned), stream));
+    use.enqueued();
+    return;
+  }
+  use.check_pointer(seg.offsets, 2, "the offsets");
+  if (n > 0) use.check_pointer(data, 0, "the values");
+  const auto [first_out, last_out] = *outs.begin();
+  use.check_pointer(reinterpret_cast<const void*>(first_out), 1, "the output");
+  const std::uintptr_t v0 = reinterpret_cast<std::uintptr_t>(data), v1 = v0 + std::uintptr_t(n) * sizeof(In);
+  const std::uintptr_t f0 = reinterpret_cast<std::uintptr_t>(seg.offsets),
+                       f1 = f0 + std::uintptr_t(seg.count + 1) * sizeof(std::int64_t);
+  for (const auto& [a, b] : outs) {
+    if (a < v1 && v0 < b) throw_invalid("the output overlaps the values");
+    if (a < f1 && f0 < b) throw_invalid("the output overlaps the offsets");
+  }
+  constexpr unsigned block = axis_policy::block;
+  constexpr auto kernel = device::segments_kernel<axis_policy, In, Acc, Load, Op, Store>;
+  constexpr std::int64_t chunk = std::int64_t(block) * device::segment_items_per_thread<In>;
+  device::segment_shape shape;
+  shape.offsets = seg.offsets;
+  shape.segments = seg.count;
+  shape.n = n;
+  shape.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+  shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+  shape.stream_first = double(n) * sizeof(In) <= double(device::stream_first_limit) * double(ws.l2_bytes());
+  // Up to one wave, each block at least two chunks' items, within the workspace's counters and
+  // parts (two per block, after the blocks' ranges).
+  const std::int64_t items = seg.count + n;
+  std::int64_t grid = wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
+  const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
+  grid = std::min<std::int64_t>(grid, workspace::axis_counters);
+  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
+  device::segment_scratch scratch;
+  scratch.ranges = static_cast<std::int64_t*>(ws.axis_partials());
+  scratch.parts = reinterpret_cast<unsigned*>(scratch.ranges + 2 * grid);
+  scratch.counters = ws.axis_counter();
+  scratch.error = ws.segment_words();
+  scratch.ticket = ws.segment_words() + 1;
+  launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
+  then(shape, word);
+  const cudaError_t launch_error = cudaGetLastError();
+  use.enqueued();  // before throwing: a launched kernel must still be tracked
+  if (launch_error != cudaSuccess) throw_cuda(launch_error, "segmented reduction launch", __FILE__, __LINE__);
+}
+
+struct no_segment_then {
+  void operator()(const device::segment_shape&, const unsigned*) const {}
+};
+
+/// out[s] = Out(init op load(x) op ... over segment s's values x).
+template <class T, class O, class Load, class Op, class Acc>
+void segment_plain(const T* values, std::int64_t n, const segments& seg, const O& out, Load load, Op op, Acc init,
+                   workspace& ws, cudaStream_t stream, unsigned* status) {
+  using In = std::remove_const_t<T>;
+  const auto o = as_segment_out(out, seg.count);
+  using Out = std::remove_pointer_t<decltype(o.data)>;
+  std::uintptr_t a = 0, b = 0;
+  if (seg.count > 0) segment_out_bytes(o, seg.count, a, b);
+  segment_launch(static_cast<const In*>(values), n, seg, identity_of<Op, Acc>(op), load, op,
+                 segment_store<device::plain_store<Out, Acc, Op>>{{o.data, init, op}, o.stride}, {{a, b}}, ws, stream,
+                 status, no_segment_then{});
+}
+
+/// The index within its segment of each segment's extreme value (Max: the maximum), and the
+/// value when `values_out` is not null.
+template <bool Max, class T, class I, class V>
+void segment_arg(const T* values, std::int64_t n, const segments& seg, const I& indices, const V* values_out,
+                 workspace& ws, cudaStream_t stream, unsigned* status) {
+  using In = std::remove_const_t<T>;
+  using kv = key_value<In>;
+  using op = std::conditional_t<Max, arg_maximum, arg_minimum>;
+  const segment_out<index_t> idx = as_segment_out(indices, seg.count);
+  segment_out<In> val{nullptr, 0};
+  std::uintptr_t a = 0, b = 0, c = 0, d = 0;
+  if (values_out) {
+    val = as_segment_out(*values_out, seg.count);
+    if (val.stride != idx.stride) throw_invalid("the values' stride differs from the indices'");
+  }
+  if (seg.count > 0) {
+    segment_out_bytes(idx, seg.count, a, b);
+    if (values_out) {
+      segment_out_bytes(val, seg.count, c, d);
+      if (a < d && c < b) throw_invalid("the values overlap the indices");
+      workspace::check_device_pointer(val.data, "the values", ws.device());
+    }
+  }
+  segment_launch(values, n, seg, op::template identity<kv>(), device::index_load<In>{}, op{},
+                 segment_store<device::arg_store<In>>{{idx.data, val.data}, idx.stride},
+                 {{a, b}, {values_out ? c : 0, values_out ? d : 0}}, ws, stream, status, no_segment_then{});
+}
+
+/// out[s] = the exact sum of segment s, rounded once; undecided segments go to the second launch.
+template <class T, class O>
+void segment_exact(const T* values, std::int64_t n, const segments& seg, const O& out, workspace& ws,
+                   cudaStream_t stream, unsigned* status) {
+  using In = std::remove_const_t<T>;
+  using Out = exact_result_t<In>;
+  namespace ex = device::exact;
+  const segment_out<Out> o = as_segment_out(out, seg.count);
+  std::uintptr_t a = 0, b = 0;
+  if (seg.count > 0) segment_out_bytes(o, seg.count, a, b);
+  auto* st = static_cast<ex::state*>(ws.exact_state());
+  const auto rest = [&](const device::segment_shape& shape, const unsigned* word) {
+    constexpr unsigned block = axis_policy::block;
+    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, segment_outputs>;
+    const std::int64_t grid = wave_grid<kernel>(ceil_div(shape.segments, block), block, ws.device(), ws.sm_count());
+    launch_kernel(kernel, launch_shape{grid, 1, block}, stream, values,
+                  segment_outputs{shape.offsets, shape.segments, o.stride, word}, o.data, st);
+  };
+  segment_launch(values, n, seg, ex::axis_identity, ex::widen_load{}, ex::bounded_plus{},
+                 segment_exact_store<Out>{o.data, st, o.stride}, {{a, b}}, ws, stream, status, rest);
+}
+
+}  // namespace detail
+}  // namespace cured

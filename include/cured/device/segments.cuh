@@ -1,0 +1,445 @@
+#pragma once
+// The segmented reductions' kernel: store(s, reduction of values[offsets[s], offsets[s + 1]),
+// length) for every segment s, the work balanced over blocks by elements and segments alike.
+//
+// The work is the merge of the elements and the segment ends, one item each: the end of
+// segment j comes before element i when offsets[j + 1] <= i, so it is item
+// j + offsets[j + 1] - offsets[0]. Each block takes an equal range of items, finds where it
+// starts with a block-wide search of the offsets (split_of), and walks its range in chunks of
+// Block * V items:
+//  - a chunk with no segment end: the whole run up to the next end (or the range's end) is
+//    read as 16-byte vectors into each thread's accumulator, so a long segment is read as a
+//    whole array is;
+//  - a chunk with ends: its ends and elements go to shared memory, each thread walks V items
+//    and stores the segments that start and end among them, and a segmented scan over the
+//    threads gives each thread what came before its first end.
+// A segment that spans blocks: the block where it starts stores its part (after its last end),
+// the others theirs (before their first end), and the block that arrives last combines the
+// parts in block order (split_combine.cuh). The order of every combination depends only on the
+// offsets and the launch: results are bit-identical run to run.
+//
+// The offsets are read once, by the chunks whose ends they are; each chunk checks its ends
+// against each other and the elements it holds, and the last block to finish checks that the
+// blocks' ranges of ends meet, so offsets that decrease or leave [0, n] always set a bit of
+// *status (segment_offsets_*), and the values are read only inside [offsets[0], offsets[count])
+// once offsets[0] >= 0 and offsets[count] <= n.
+
+#include <cuda_pipeline.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cured/block/block_reduce.cuh"
+#include "cured/device/axis_rows.cuh"
+#include "cured/grid/split_combine.cuh"
+#include "cured/thread/load.cuh"
+#include "cured/warp/warp_reduce.cuh"
+
+namespace cured::device {
+
+/// Bits of a segmented reduction's status word (0: the offsets were valid).
+inline constexpr unsigned segment_offsets_decrease = 1;  ///< some offset is below the one before it
+inline constexpr unsigned segment_offsets_outside = 2;   ///< offsets[0] < 0 or offsets[count] > n
+
+/// A segmented reduction, as its kernel takes it.
+struct segment_shape {
+  const std::int64_t* offsets = nullptr;  ///< segments + 1 of them
+  std::int64_t segments = 0;
+  std::int64_t n = 0;         ///< the values' count
+  bool vectors = false;       ///< the values may be read as 16-byte vectors (aligned to their size)
+  bool stream_first = false;  ///< l2_policy of the runs' loads
+  bool async_copy = false;    ///< the values may be staged by 4- or 8-byte asynchronous copies
+};
+
+/// The kernel's state in the workspace, zero between launches where it says so.
+struct segment_scratch {
+  unsigned* parts;         ///< two accumulators per block: the part before its first end, after its last
+  unsigned* counters;      ///< one per block, zero between launches
+  unsigned* error;         ///< one word, zero between launches
+  unsigned* ticket;        ///< one word, zero between launches
+  std::int64_t* ranges;    ///< two per block: the first and one past the last segment end it walked
+};
+
+__device__ __forceinline__ std::int64_t smaller(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
+__device__ __forceinline__ std::int64_t larger(std::int64_t a, std::int64_t b) { return a < b ? b : a; }
+
+/// The number of segment ends among the first `d` items: the first j in [0, segments] with
+/// item(j) >= d. Every thread of the block calls it and gets the same answer; each round
+/// samples Block ends, so that 2^26 segments take four rounds.
+template <unsigned Block>
+__device__ std::int64_t split_of(const std::int64_t* offsets, std::int64_t segments, std::int64_t o0,
+                                 std::int64_t d) {
+  std::int64_t lo = 0, hi = segments;
+  while (lo < hi) {
+    const std::int64_t step = (hi - lo + Block - 1) / Block;
+    const std::int64_t j = lo + std::int64_t(threadIdx.x) * step;
+    const bool before = j < hi && j + (__ldg(offsets + j + 1) - o0) < d;
+    const std::int64_t c = __syncthreads_count(before);
+    if (c == 0) {
+      hi = lo;
+    } else if (step == 1) {
+      lo += c;
+      hi = lo;
+    } else {
+      const std::int64_t next_hi = smaller(hi, lo + c * step);
+      lo += (c - 1) * step + 1;
+      hi = next_hi;
+    }
+  }
+  return lo;
+}
+
+/// Blocks of the segments kernel resident per multiprocessor (its registers are bounded to fit).
+inline constexpr int segment_blocks_per_sm = 3;
+
+/// Items per chunk of the segments kernel: Policy::block * segment_items_per_thread<In> (the
+/// chunk's positions and elements within 48 KiB of shared memory).
+template <class In>
+inline constexpr int segment_items_per_thread = sizeof(In) <= 4 ? 16 : 11;
+/// Ends a thread loads at once after a chunk's first Block (dividing items per thread - 1).
+inline constexpr int segment_end_batch = 5;
+/// A segment is read as a run (16-byte vectors, then a block reduction) from this many elements,
+/// and by a warp (whole segments one after another, a warp each) from segment_warp_min.
+inline constexpr std::int64_t segment_run_min = 8192;
+inline constexpr std::int64_t segment_warp_min = 256;
+
+/// *dst = *src (shared from global) through an asynchronous copy where the element allows it
+/// (4 or 8 bytes, aligned to its size: `async`), else through a register.
+template <class In>
+__device__ __forceinline__ void stage_element(In* dst, const In* src, bool async) {
+  if constexpr (sizeof(In) == 4 || sizeof(In) == 8) {
+    if (async) {
+      __pipeline_memcpy_async(dst, src, sizeof(In));
+      return;
+    }
+  }
+  *dst = load_element(src);
+}
+
+template <class Policy, class In, class Acc, class Load, class Op, class Store>
+__global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
+    segments_kernel(const In* __restrict__ in, const segment_shape shape, Acc identity, Load load, Op op, Store store,
+                    segment_scratch scratch, unsigned* status) {
+  constexpr unsigned B = Policy::block;
+  constexpr int V = segment_items_per_thread<In>;
+  static_assert((V - 1) % segment_end_batch == 0);
+  constexpr int T = int(B) * V;
+  constexpr unsigned warps = B / 32;
+  __shared__ int positions[T];
+  __shared__ In elements[T];
+  __shared__ std::int64_t window[B];  // the ends of a group of medium segments
+  __shared__ unsigned group;
+  __shared__ block::reduce_storage<Acc, B> tmp;
+  __shared__ Acc warp_total[warps], warp_before[warps];
+  __shared__ bool warp_closed[warps];
+  __shared__ Acc carry;      // the open segment's part from the block's start or last end
+  __shared__ Acc head_part;  // the block's first segment, when it started in an earlier block
+
+  const unsigned t = threadIdx.x, lane = t % 32, w = t / 32;
+  const std::int64_t* off = shape.offsets;
+  const std::int64_t S = shape.segments, G = gridDim.x, b = blockIdx.x;
+  const std::int64_t o0 = __ldg(off), oS = __ldg(off + S);
+  unsigned error = (o0 < 0 || oS > shape.n || oS < o0) ? segment_offsets_outside : 0u;
+  // The block's items [D0, D1) and the segment ends it walked [first, s).
+  std::int64_t first = S, s = S;
+  if (!error) {
+    const std::int64_t total = S + (oS - o0), per = (total + G - 1) / G;
+    const std::int64_t D0 = smaller(total, b * per), D1 = smaller(total, D0 + per);
+    if (D0 < D1) {
+      first = split_of<B>(off, S, o0, D0);
+      s = first;
+      std::int64_t d = D0, i = o0 + D0 - first;  // the next item, the next element
+      std::int64_t begin = __ldg(off + s);       // the open segment's first element
+      if (s >= S || i < o0 || i > oS || begin > i || __ldg(off + s + 1) < i) error = segment_offsets_decrease;
+      const bool head_from_before = !error && begin < i;  // the first segment has elements in earlier blocks
+      bool head_open = true;
+      Acc run = identity;  // this thread's part of the open segment, from runs
+      bool run_dirty = false;
+      const std::uint64_t l2 = l2_policy(shape.stream_first);
+      if (t == 0) carry = identity;
+      __syncthreads();
+      std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
+      while (!error && d < D1) {
+        if (s >= S) {  // elements after the last end
+          error = segment_offsets_decrease;
+          break;
+        }
+        const std::int64_t next_end = known_for == s ? known_end : __ldg(off + s + 1);  // the open segment's end
+        const std::int64_t gap = next_end - i;
+        if (gap < 0 || next_end > oS) {
+          error = segment_offsets_decrease;
+          break;
+        }
+        const bool fresh = i == begin;  // nothing of the open segment read yet
+        if (gap >= segment_run_min || d + gap >= D1 || (!fresh && gap >= segment_warp_min)) {
+          // A long segment, the rest of the range, or what is left of a segment begun in an
+          // earlier block: its elements read as a run (the next segment's end fetched
+          // meanwhile).
+          const std::int64_t len = smaller(gap, D1 - d);
+          if (s + 1 < S) {
+            known_for = s + 1;
+            known_end = __ldg(off + s + 2);
+          }
+          reduce_row(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
+          run_dirty = true;
+          i += len;
+          d += len;
+          if (d == D1) break;
+          // Its end is in the range: close it.
+          const Acc r = block::reduce<B>(run, op, tmp);
+          if (t == 0) {
+            const Acc value = op(carry, r);
+            if (head_open && head_from_before) head_part = value;
+            else store(s, value, next_end - begin);
+            carry = identity;
+          }
+          run = identity;
+          run_dirty = false;
+          head_open = false;
+          begin = next_end;
+          ++s;
+          ++d;
+          __syncthreads();
+          continue;
+        }
+        if (gap >= segment_warp_min) {
+          // Whole segments of medium length from here: a warp each, as many as follow one
+          // another within the range (up to Block of them).
+          const std::int64_t j = s + t;
+          const std::int64_t e = j < S ? __ldg(off + j + 1) : 0;
+          window[t] = e;
+          if (t == 0) group = B;
+          __syncthreads();
+          const std::int64_t length = e - (t ? window[t - 1] : i);
+          const bool medium = j < S && length >= segment_warp_min && length < segment_run_min && e <= oS &&
+                              std::int64_t(t) + (e - i) < D1 - d;
+          if (!medium) atomicMin(&group, t);
+          __syncthreads();
+          const unsigned g = group;
+          if (g > 0) {
+            for (unsigned q = w; q < g; q += warps) {
+              const std::int64_t a = q ? window[q - 1] : i, z = window[q];
+              Acc acc = identity;
+              reduce_row(acc, in + a, z - a, 1, 0, 1, lane, 32, shape.vectors, l2, load, op);
+              acc = warp::reduce(acc, op);
+              if (lane == 0) store(s + q, acc, z - a);
+            }
+            const std::int64_t last = window[g - 1];
+            d += (last - i) + g;
+            i = last;
+            begin = last;
+            s += g;
+            head_open = false;
+            __syncthreads();  // the window, read
+            continue;
+          }
+          __syncthreads();
+        }
+        // A chunk of short segments (the first end inside it: gap < segment_warp_min <= items):
+        // its elements staged in shared memory as its ends are
+        // counted, each end's position in the chunk (item e + end - i) after them.
+        const std::int64_t items = smaller(T, D1 - d);
+        const std::int64_t staged = smaller(items, oS - i);
+#pragma unroll
+        for (int r = 0; r < V; ++r)
+          if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
+        __pipeline_commit();
+        // The ends: Block of them, then batches of Block * segment_end_batch while every
+        // thread's last one was inside the chunk.
+        std::int64_t k = 0;
+        const auto count_ends = [&](int r0, auto width) {
+          constexpr int W = decltype(width)::value;
+          std::int64_t at[W];
+#pragma unroll
+          for (int u = 0; u < W; ++u) {
+            const std::int64_t j = s + t + (r0 + u) * B;
+            at[u] = j < S ? __ldg(off + j + 1) : std::int64_t(1) << 62;
+          }
+#pragma unroll
+          for (int u = 0; u < W; ++u) {
+            const std::int64_t e = t + (r0 + u) * B, pos = e + (at[u] - i);
+            const bool inside = pos < items;  // (a negative one is caught below)
+            positions[e] = inside ? int(larger(pos, -1)) : -1;
+            const std::int64_t c = __syncthreads_count(inside);
+            k += c;
+            if (c < B) return false;
+          }
+          return true;
+        };
+        if (count_ends(0, std::integral_constant<int, 1>{}))
+          for (int r = 1; r < V && count_ends(r, std::integral_constant<int, segment_end_batch>{}); r += segment_end_batch) {
+          }
+        // The chunk ends at its last end: the next one starts on a segment's first element,
+        // where a long or medium segment is read as a run or by a warp.
+        const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
+        const std::int64_t m = used - k;  // the chunk's elements
+        if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
+          __pipeline_wait_prior(0);
+          error = segment_offsets_decrease;
+          break;
+        }
+        __pipeline_wait_prior(0);
+        __syncthreads();
+        bool bad = false;
+#pragma unroll
+        for (int r = 0; r < V; ++r) {
+          const int e = int(t) + r * int(B);
+          if (e < k) bad |= positions[e] < 0 || (e > 0 && positions[e] <= positions[e - 1]);
+        }
+        if (__syncthreads_or(bad)) {
+          error = segment_offsets_decrease;
+          break;
+        }
+        if (run_dirty) {
+          const Acc r = block::reduce<B>(run, op, tmp);
+          if (t == 0) carry = op(carry, r);
+          run = identity;
+          run_dirty = false;
+          __syncthreads();
+        }
+        // This thread's items [at, at + V): the ends among them close segments.
+        const int at = int(t) * V, kk = int(k), n_items = int(used);
+        Acc acc = identity, before_first = identity;
+        bool closed = false;
+        std::int64_t first_segment = 0, first_length = 0;
+        if (at < n_items) {
+          int lo = 0, hi = kk;
+          while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (positions[mid] < at) lo = mid + 1;
+            else hi = mid;
+          }
+          int e = lo, el = at - lo;
+          std::int64_t seg_begin = e ? i + positions[e - 1] - (e - 1) : begin;
+#pragma unroll
+          for (int q = 0; q < V; ++q) {
+            if (at + q >= n_items) break;
+            if (e < kk && positions[e] == at + q) {
+              const std::int64_t seg_end = i + el;
+              const std::int64_t length = seg_end - seg_begin;
+              if (!closed) {
+                before_first = acc;
+                first_segment = s + e;
+                first_length = length;
+                closed = true;
+              } else {
+                store(s + e, acc, length);
+              }
+              acc = identity;
+              seg_begin = seg_end;
+              ++e;
+            } else {
+              acc = op(acc, load(i + el - seg_begin, elements[el]));
+              ++el;
+            }
+          }
+        }
+        // The segmented scan: what comes before each thread since the last end.
+        bool f = closed;
+        Acc v = acc;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+          const bool f_up = __shfl_up_sync(0xffffffffu, f, o);
+          const Acc v_up = warp::shuffle_up(v, o);
+          if (int(lane) >= o) {
+            if (!f) v = op(v_up, v);
+            f = f || f_up;
+          }
+        }
+        bool f_before = __shfl_up_sync(0xffffffffu, f, 1);
+        Acc v_before = warp::shuffle_up(v, 1);
+        if (lane == 0) {
+          f_before = false;
+          v_before = identity;
+        }
+        if (lane == 31) {
+          warp_closed[w] = f;
+          warp_total[w] = v;
+        }
+        __syncthreads();
+        if (t == 0) {
+          Acc c = carry;
+          for (unsigned u = 0; u < warps; ++u) {
+            warp_before[u] = c;
+            c = warp_closed[u] ? warp_total[u] : op(c, warp_total[u]);
+          }
+          carry = c;
+        }
+        __syncthreads();
+        if (closed) {
+          const Acc value = op(f_before ? v_before : op(warp_before[w], v_before), before_first);
+          if (head_open && head_from_before && first_segment == first) head_part = value;
+          else store(first_segment, value, first_length);
+        }
+        begin = i + positions[k - 1] - (k - 1);
+        head_open = false;
+        s += k;
+        i += m;
+        d += used;
+        __syncthreads();  // the positions and elements, read, before the next chunk's
+      }
+      if (run_dirty) {  // uniform: error is
+        const Acc r = block::reduce<B>(run, op, tmp);
+        if (t == 0) carry = op(carry, r);
+      }
+      __syncthreads();
+      // The segments that span blocks: this block's parts of them, the last to arrive combines.
+      const auto block_of_end = [&](std::int64_t j) { return (j + (__ldg(off + j + 1) - o0)) / per; };
+      const auto join = [&](std::int64_t slot, const Acc* part, std::int64_t from, std::int64_t to,
+                            std::int64_t segment) {
+        if (t == 0) store_part(scratch.parts, slot, *part);
+        if (!last_to_arrive(scratch.counters + from, unsigned(to - from + 1))) return;
+        // Block `from`'s part after its last end, then the others' before their first end.
+        const std::int64_t count = to - from + 1, each = (count + B - 1) / B;
+        Acc r = identity;
+        for (std::int64_t q = from + t * each; q < smaller(to + 1, from + (t + 1) * each); ++q)
+          r = op(r, load_part<Acc>(scratch.parts, q == from ? 2 * q + 1 : 2 * q));
+        r = block::reduce<B>(r, op, tmp);
+        if (t == 0) store(segment, r, __ldg(off + segment + 1) - __ldg(off + segment));
+        __syncthreads();
+      };
+      if (!error && head_from_before) {
+        // The first segment started in an earlier block: this block holds a middle part (no
+        // end here) or its last (its end here).
+        const std::int64_t from = (first + __ldg(off + first) - o0) / per;
+        const std::int64_t to = head_open ? block_of_end(first) : b;
+        if (from >= 0 && from < b && to >= b && to < G) join(2 * b, head_open ? &carry : &head_part, from, to, first);
+        else error = segment_offsets_decrease;
+      }
+      if (!error && s < S && begin < i && (!head_open || !head_from_before)) {
+        // The open segment started in this block and ends in a later one.
+        const std::int64_t to = block_of_end(s);
+        if (to > b && to < G) join(2 * b + 1, &carry, b, to, s);
+        else error = segment_offsets_decrease;
+      }
+    }
+  }
+  if (t == 0) {
+    scratch.ranges[2 * b] = first;
+    scratch.ranges[2 * b + 1] = s;
+    if (error) atomicOr(scratch.error, error);
+  }
+  if (!last_to_arrive(scratch.ticket, unsigned(G))) return;
+  // The last block: the blocks' ranges of ends meet and cover [0, S).
+  bool gap = false;
+  if (!(__ldcg(scratch.error) & segment_offsets_outside)) {
+    for (std::int64_t q = t; q < G; q += B) {
+      const std::int64_t from = __ldcg(scratch.ranges + 2 * q), to = __ldcg(scratch.ranges + 2 * q + 1);
+      const std::int64_t next = q + 1 < G ? __ldcg(scratch.ranges + 2 * q + 2) : S;
+      // Blocks past the items (more blocks than items) walked nothing: S, S.
+      gap |= (q == 0 && from != 0 && S > 0) || to != next || from > to;
+    }
+  }
+  gap = __syncthreads_or(gap);
+  const unsigned all = __ldcg(scratch.error) | (gap ? segment_offsets_decrease : 0u);
+  if (all) {
+    // A bad launch may leave counters part-way: the next one starts from zero.
+    for (std::int64_t q = t; q < G; q += B) scratch.counters[q] = 0;
+  }
+  if (t == 0) {
+    *status = all;
+    *scratch.error = 0;
+  }
+}
+
+}  // namespace cured::device

@@ -94,10 +94,12 @@ inline constexpr int segment_blocks_per_sm = 3;
 
 /// Items per chunk of the segments kernel: Policy::block * segment_items_per_thread<In> (the
 /// chunk's positions and elements within 48 KiB of shared memory).
+/// Odd, so that the threads' walks (V items apart) fall in different banks.
 template <class In>
-inline constexpr int segment_items_per_thread = sizeof(In) <= 4 ? 16 : 11;
-/// Ends a thread loads at once after a chunk's first Block (dividing items per thread - 1).
-inline constexpr int segment_end_batch = 5;
+inline constexpr int segment_items_per_thread = sizeof(In) <= 4 ? 15 : 11;
+/// Ends a thread loads at once after a chunk's first Block: two batches for the rest.
+template <class In>
+inline constexpr int segment_end_batch = (segment_items_per_thread<In> - 1) / 2;
 /// A segment is read as a run (16-byte vectors, then a block reduction) from this many elements,
 /// and by a warp (whole segments one after another, a warp each) from segment_warp_min.
 inline constexpr std::int64_t segment_run_min = 8192;
@@ -122,7 +124,8 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
                     segment_scratch scratch, unsigned* status) {
   constexpr unsigned B = Policy::block;
   constexpr int V = segment_items_per_thread<In>;
-  static_assert((V - 1) % segment_end_batch == 0);
+  constexpr int batch = segment_end_batch<In>;
+  static_assert((V - 1) % batch == 0);
   constexpr int T = int(B) * V;
   constexpr unsigned warps = B / 32;
   __shared__ int positions[T];
@@ -267,7 +270,7 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
           return true;
         };
         if (count_ends(0, std::integral_constant<int, 1>{}))
-          for (int r = 1; r < V && count_ends(r, std::integral_constant<int, segment_end_batch>{}); r += segment_end_batch) {
+          for (int r = 1; r < V && count_ends(r, std::integral_constant<int, batch>{}); r += batch) {
           }
         // The chunk ends at its last end: the next one starts on a segment's first element,
         // where a long or medium segment is read as a run or by a warp.

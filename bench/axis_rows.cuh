@@ -26,9 +26,9 @@
 #include "bench/axis_ops.cuh"
 #include "bench/axis_reference.cuh"
 #include "bench/context.hpp"
+#include "bench/outputs.cuh"
 #include "harness/device_buffer.cuh"
 #include "harness/inputs.cuh"
-#include "harness/parallel_chunks.hpp"
 
 namespace cured::bench {
 
@@ -61,40 +61,6 @@ inline cured::axes axes_of(const axis_workload& w) {
   return along;
 }
 
-/// "ok", or what the first output that differs holds, and how many differ (bit for bit, over
-/// every core).
-template <class Out>
-std::string compare_outputs(const std::vector<Out>& got, const std::vector<Out>& want) {
-  if (got.size() != want.size())
-    return "got " + std::to_string(got.size()) + " outputs, want " + std::to_string(want.size());
-  struct count {
-    std::size_t wrong = 0, first = 0;
-  };
-  const auto parts = harness::parallel_chunks<count>(std::int64_t(got.size()), [&](std::int64_t b, std::int64_t e) {
-    count c;
-    for (std::int64_t i = b; i < e; ++i)
-      if (!same_bits(got[std::size_t(i)], want[std::size_t(i)]) && c.wrong++ == 0) c.first = std::size_t(i);
-    return c;
-  });
-  std::size_t wrong = 0, first = 0;
-  for (const count& c : parts) {  // chunks in order: the first chunk with a wrong output has the first one
-    if (c.wrong > 0 && wrong == 0) first = c.first;
-    wrong += c.wrong;
-  }
-  if (wrong == 0) return "ok";
-  return "got " + value_string(got[first]) + " want " + value_string(want[first]) + " at output " +
-         std::to_string(first) + " (" + std::to_string(wrong) + " of " + std::to_string(got.size()) + " outputs wrong)";
-}
-
-/// d[0, count) on the host, once the work on `stream` has finished.
-template <class U>
-std::vector<U> copy_back(const harness::device_buffer<U>& d, std::int64_t count, cudaStream_t stream) {
-  CURED_CHECK(cudaStreamSynchronize(stream));
-  std::vector<U> h(static_cast<std::size_t>(count));
-  if (count > 0) CURED_CHECK(cudaMemcpy(h.data(), d.data(), std::size_t(count) * sizeof(U), cudaMemcpyDeviceToHost));
-  return h;
-}
-
 /// What the rows of one workload share.
 template <class T>
 struct axis_case {
@@ -107,23 +73,10 @@ struct axis_case {
   harness::device_buffer<unsigned>& sink;
 };
 
-/// Whether op E has rows for T (its `takes<T>`, where it has one).
-template <class E, class T>
-constexpr bool axis_op_takes() {
-  if constexpr (requires { E::template takes<T>; }) return E::template takes<T>;
-  else return true;
-}
-
-/// Whether op E has a CUB peer (a `cub` entry).
-template <class E>
-constexpr bool axis_op_has_cub() {
-  return requires { &E::template from_cub<float>; };
-}
-
 /// The rows of op E on one workload: cured, cub (rows only), floor, as selected.
 template <class T, class E>
 void run_axis_op(const axis_case<T>& c, context& ctx) {
-  if constexpr (!axis_op_takes<E, T>()) return;
+  if constexpr (!op_takes<E, T>()) return;
   using Out = typename E::template out<T>;
   using CubOut = typename E::template cub_out<T>;
   const axis_workload& w = c.w;
@@ -134,7 +87,7 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
   std::vector<Out> want;
   bool want_known = false;
   for (const std::string& impl : ctx.opt.impls) {
-    if (impl == "cub" && (!w.rows() || !axis_op_has_cub<E>())) continue;  // CUB's segments are rows
+    if (impl == "cub" && (!w.rows() || !op_has_cub<E>())) continue;  // CUB's segments are rows
     row r;
     r.impl = impl;
     r.type = c.type_name;
@@ -171,7 +124,7 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
         r.hot_ms = t.hot_ms;
         r.check = compare_outputs(copy_back(out, outputs, ctx.stream), expected());
       } else if (impl == "cub") {
-        if constexpr (axis_op_has_cub<E>()) {
+        if constexpr (op_has_cub<E>()) {
           harness::device_buffer<CubOut> cub_out(static_cast<std::size_t>(outputs));
           CURED_CHECK(cudaMemsetAsync(cub_out.data(), 0xff, std::size_t(outputs) * sizeof(CubOut), ctx.stream));
           const row_offsets begin = row_offsets_of(w.reduced());

@@ -39,8 +39,9 @@ inline timing_plan plan_of(const context& ctx, bool cpu) {
 }
 
 /// Appends the rows of every selected implementation and op for element type `type`
-/// (one of the names options accepts): over the sizes, or over the axis workloads when the
-/// options have them. Returns false for a type cured-bench cannot run.
+/// (one of the names options accepts): over the sizes, or over the axis workloads or the
+/// segmented workloads when the options have them. Returns false for a type cured-bench cannot
+/// run.
 bool run_type(const std::string& type, context& ctx);
 
 }  // namespace cured::bench

@@ -32,7 +32,7 @@ const type_run_entry* find_type(const std::string& type) {
 
 bool run_type(const std::string& type, context& ctx) {
   const type_run_entry* t = find_type(type);
-  if (t) (ctx.opt.axis_mode() ? t->run_axes : t->run)(ctx);
+  if (t) (ctx.opt.axis_mode() ? t->run_axes : ctx.opt.segment_mode() ? t->run_segments : t->run)(ctx);
   return t != nullptr;
 }
 
@@ -75,6 +75,18 @@ void print_list() {
   std::printf("  ops:");
   for (const auto name : axis_op_names_in_order) std::printf(" %s", std::string(name).c_str());
   std::printf(" (sums write the accumulator; argmin, argmax int64 indices); exact data\n");
+  std::printf("segmented workloads (--segments, --segments-grid; the sizes of --sizes, default 2^24 and 2^28):\n");
+  std::printf("  distributions: uniform:L (every segment L values, the last the remainder), powerlaw (lengths\n"
+              "           floor(2^(20u)), u uniform in [0,1)), onebig (n/2 values in one segment, the others 4),\n"
+              "           empty-mixed (a third empty, the others 1..200); int64 offsets, drawn from the seed\n");
+  std::printf("  cured    the library's asynchronous segmented call (cured::sum_async(d_x, n, segments, out, ws, stream) ...)\n");
+  std::printf("  cub      cub::DeviceSegmentedReduce over the same offsets (temporary storage allocated once, outside\n"
+              "           the timing; argmin and argmax up to 2^31 - 1 values)\n");
+  std::printf("  floor    a kernel that reads the values and the offsets and writes the output's bytes, nothing else\n");
+  std::printf("  ops:");
+  for (const auto name : segment_op_names_in_order) std::printf(" %s", std::string(name).c_str());
+  std::printf(" (as along axes; argmin, argmax the index within the segment, -1 when empty);\n"
+              "       exact data\n");
 }
 
 int run(int argc, char** argv) {
@@ -112,6 +124,10 @@ int run(int argc, char** argv) {
     (void)cudaGetLastError();
     if (opt.axis_mode())
       std::fprintf(stderr, "cured-bench: no CUDA device (%s); the axis workloads run on the GPU only: nothing timed\n",
+                   e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    else if (opt.segment_mode())
+      std::fprintf(stderr,
+                   "cured-bench: no CUDA device (%s); the segmented workloads run on the GPU only: nothing timed\n",
                    e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     else
       std::fprintf(stderr, "cured-bench: no CUDA device (%s); running the CPU implementations only\n",

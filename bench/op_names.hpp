@@ -2,8 +2,9 @@
 // The ops cured-bench times, in canonical order (--ops, --list, the rows). Plain C++: the
 // command line's view of op_table (bench/ops.cuh), whose entries say how each implementation
 // runs each op; ops.cuh checks at compile time that its entries carry these names in this order.
-// The ops of axis workloads are a subset, in the same order: the command line's view of
-// axis_op_entries (bench/axis_ops.cuh), checked there the same way.
+// The ops of axis workloads and of segmented workloads are subsets, in the same order: the
+// command line's view of axis_op_entries (bench/axis_ops.cuh) and segment_op_entries
+// (bench/segment_ops.cuh), checked there the same way.
 
 #include <array>
 #include <cstddef>
@@ -18,16 +19,23 @@ inline constexpr std::array<std::string_view, 6> op_names_in_order = {"sum",    
 inline constexpr std::array<std::string_view, 6> axis_op_names_in_order = {"sum",    "exact_sum", "min",
                                                                           "max",    "argmin",    "argmax"};
 
-/// Whether the axis ops are op names, in the order of op_names_in_order.
-constexpr bool axis_ops_in_order() {
+/// The ops of segmented workloads (--segments, --segments-grid): every op.
+inline constexpr std::array<std::string_view, 6> segment_op_names_in_order = {"sum",    "exact_sum", "min",
+                                                                             "max",    "argmin",    "argmax"};
+
+/// Whether `names` are op names, in the order of op_names_in_order.
+template <std::size_t N>
+constexpr bool ops_in_order(const std::array<std::string_view, N>& names) {
   std::size_t at = 0;
-  for (const std::string_view name : axis_op_names_in_order) {
+  for (const std::string_view name : names) {
     while (at < op_names_in_order.size() && op_names_in_order[at] != name) ++at;
     if (at == op_names_in_order.size()) return false;
     ++at;
   }
   return true;
 }
-static_assert(axis_ops_in_order(), "axis_op_names_in_order must be op names, in the order of op_names_in_order");
+static_assert(ops_in_order(axis_op_names_in_order), "axis_op_names_in_order must be op names, in the order of op_names_in_order");
+static_assert(ops_in_order(segment_op_names_in_order),
+              "segment_op_names_in_order must be op names, in the order of op_names_in_order");
 
 }  // namespace cured::bench

@@ -23,6 +23,8 @@ constexpr std::array<std::string_view, 17> impl_list = {
     "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
 /// The implementations of axis workloads, in impl_list's order.
 constexpr std::array<std::string_view, 3> axis_impl_list = {"cured", "cub", "floor"};
+/// The implementations of segmented workloads, in impl_list's order.
+constexpr std::array<std::string_view, 3> segment_impl_list = {"cured", "cub", "floor"};
 constexpr std::array<std::string_view, 6> data_list = {"exact", "normal", "spread", "cancel", "boundary", "subnormal"};
 
 /// The names of bench/types.txt's types, in its order.
@@ -222,11 +224,13 @@ options::format parse_format(std::string_view s) {
 bool takes_value(std::string_view name) {
   static constexpr std::string_view valued[] = {"impl",   "steps",  "block", "sizes", "types", "ops",  "mode",
                                                 "samples", "device", "format", "out", "seed",  "data", "shape",
-                                                "axes"};
+                                                "axes",    "segments"};
   return std::find(std::begin(valued), std::end(valued), name) != std::end(valued);
 }
 
-bool is_flag(std::string_view name) { return name == "list" || name == "help" || name == "axes-grid"; }
+bool is_flag(std::string_view name) {
+  return name == "list" || name == "help" || name == "axes-grid" || name == "segments-grid";
+}
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -244,10 +248,12 @@ std::vector<std::string_view> split_spaces(std::string_view part) {
   return items;
 }
 
-/// Names of `list` (validated by parse_names already) for an axis run: "all" stands for every
-/// name of `axis_names`; a name outside it throws, naming what axis workloads take.
+/// Names of `list` (validated by parse_names already) for a run of axis or segmented workloads
+/// (`workloads`, as messages name them): "all" stands for every name of `axis_names`; a name
+/// outside it throws, naming what the workloads take.
 std::vector<std::string> axis_names(std::string_view list, std::span<const std::string_view> axis_names,
-                                    std::string_view what, std::string_view mode) {
+                                    std::string_view what, std::string_view mode,
+                                    std::string_view workloads = "axis workloads") {
   std::vector<bool> chosen(axis_names.size(), false);
   for (const auto item : split_list(list)) {
     if (item == "all") {
@@ -261,8 +267,8 @@ std::vector<std::string> axis_names(std::string_view list, std::span<const std::
         if (!names.empty()) names += ", ";
         names += n;
       }
-      throw parse_error(std::string(what) + " " + quoted(item) + " does not run on axis workloads (" + std::string(mode) +
-                        " takes " + names + ")");
+      throw parse_error(std::string(what) + " " + quoted(item) + " does not run on " + std::string(workloads) + " (" +
+                        std::string(mode) + " takes " + names + ")");
     }
     chosen[std::size_t(it - axis_names.begin())] = true;
   }
@@ -280,6 +286,8 @@ std::span<const std::string_view> op_names() { return op_names_in_order; }
 std::span<const std::string_view> data_names() { return data_list; }
 std::span<const std::string_view> axis_implementation_names() { return axis_impl_list; }
 std::span<const std::string_view> axis_op_names() { return axis_op_names_in_order; }
+std::span<const std::string_view> segment_implementation_names() { return segment_impl_list; }
+std::span<const std::string_view> segment_op_names() { return segment_op_names_in_order; }
 
 std::int64_t axis_workload::elements() const {
   std::int64_t n = 1;
@@ -405,6 +413,60 @@ std::vector<axis_workload> default_axis_grid() {
   return grid;
 }
 
+segment_distribution parse_distribution(std::string_view text) {
+  using kind = segment_distribution::kind;
+  if (text.starts_with("uniform:")) {
+    std::int64_t length = 0;
+    try {
+      length = parse_size(text.substr(8));
+    } catch (const parse_error& e) {
+      throw parse_error("bad segment distribution " + quoted(text) + ": " + e.what());
+    }
+    if (length < 1) throw parse_error("segment length of " + quoted(text) + " is 0 (uniform:L takes L of at least 1)");
+    return {kind::uniform, length};
+  }
+  if (text == "uniform")
+    throw parse_error("segment distribution 'uniform' needs a length: uniform:L (uniform:4, uniform:2^20)");
+  if (text == "powerlaw") return {kind::powerlaw};
+  if (text == "onebig") return {kind::onebig};
+  if (text == "empty-mixed") return {kind::empty_mixed};
+  throw parse_error("unknown segment distribution " + quoted(text) + " (uniform:L, powerlaw, onebig or empty-mixed)");
+}
+
+std::vector<segment_distribution> parse_distributions(std::string_view list) {
+  std::vector<segment_distribution> dists;
+  std::size_t start = 0;
+  while (true) {
+    const auto at = list.find_first_of(",;", start);
+    const std::string_view item = list.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
+    if (item.empty()) throw parse_error("empty item in distribution list " + quoted(list));
+    const segment_distribution d = parse_distribution(item);
+    if (std::find(dists.begin(), dists.end(), d) == dists.end()) dists.push_back(d);
+    if (at == std::string_view::npos) break;
+    start = at + 1;
+  }
+  return dists;
+}
+
+std::vector<segment_distribution> default_segment_grid() {
+  using kind = segment_distribution::kind;
+  std::vector<segment_distribution> grid;
+  for (std::int64_t length = 1; length <= std::int64_t(1) << 28; length *= 4) grid.push_back({kind::uniform, length});
+  for (const kind k : {kind::powerlaw, kind::onebig, kind::empty_mixed}) grid.push_back({k});
+  return grid;
+}
+
+std::vector<std::int64_t> default_segment_sizes() { return {std::int64_t(1) << 24, std::int64_t(1) << 28}; }
+
+std::vector<segment_workload> segment_workloads_of(const std::vector<std::int64_t>& sizes,
+                                                   const std::vector<segment_distribution>& dists, bool grid) {
+  std::vector<segment_workload> workloads;
+  for (const std::int64_t n : sizes)
+    for (const auto& d : dists)
+      if (!grid || d.k != segment_distribution::kind::uniform || d.length <= n) workloads.push_back({n, d});
+  return workloads;
+}
+
 std::string_view data_name(data_family f) {
   const auto i = std::size_t(f);
   return i < data_list.size() ? data_list[i] : "exact";
@@ -494,6 +556,7 @@ options parse_options(int argc, const char* const* argv) {
   std::optional<std::string> ops_arg;
   std::vector<std::vector<std::int64_t>> shapes;  // every --shape, in order
   std::optional<std::vector<int>> axes_arg;
+  std::optional<std::vector<segment_distribution>> segments_arg;
   bool block_given = false, types_given = false;
   std::vector<std::string_view> positional;
   bool only_positional = false;
@@ -518,7 +581,7 @@ options parse_options(int argc, const char* const* argv) {
     const std::string option = "--" + std::string(name);
     if (is_flag(name)) {
       if (eq != std::string_view::npos) throw parse_error("option " + quoted(option) + " takes no value");
-      (name == "list" ? opt.list : name == "help" ? opt.help : opt.axes_grid) = true;
+      (name == "list" ? opt.list : name == "help" ? opt.help : name == "axes-grid" ? opt.axes_grid : opt.segments_grid) = true;
       continue;
     }
     if (!takes_value(name)) throw parse_error("unknown option " + quoted(option) + " (see --help)");
@@ -573,7 +636,41 @@ options parse_options(int argc, const char* const* argv) {
       for (auto& shape : parse_shapes(value)) shapes.push_back(std::move(shape));
     } else if (name == "axes") {
       axes_arg = parse_axes(value);
+    } else if (name == "segments") {
+      segments_arg = parse_distributions(value);
     }
+  }
+
+  // Segmented workloads: --segments or --segments-grid over the sizes; the axis and ladder
+  // options do not apply.
+  if (segments_arg || opt.segments_grid) {
+    const std::string mode = opt.segments_grid ? "--segments-grid" : "--segments";
+    if (opt.segments_grid && segments_arg)
+      throw parse_error("--segments-grid runs its own distributions: give it without --segments");
+    if (opt.axes_grid || !shapes.empty() || axes_arg)
+      throw parse_error(std::string(opt.axes_grid ? "--axes-grid" : !shapes.empty() ? "--shape" : "--axes") +
+                        " does not apply with " + mode + " (a run times one kind of workload)");
+    const auto not_with = [&](std::string_view option) {
+      throw parse_error(std::string(option) + " does not apply with " + mode + " (segmented workloads have no ladder steps)");
+    };
+    if (steps_arg) not_with("--steps");
+    if (block_given) not_with("--block");
+    if (!positional.empty())
+      throw parse_error("unexpected argument " + quoted(positional[0]) +
+                        " (the positional form N [STEP [THREADS]] does not apply with " + mode + "; sizes go to --sizes)");
+    if (opt.data != data_family::exact)
+      throw parse_error("--data " + std::string(data_name(opt.data)) + " does not apply with " + mode +
+                        ": segmented workloads take the exact family (small integers: every sum exact)");
+    opt.sizes = sizes_arg ? *sizes_arg : default_segment_sizes();
+    if (opt.sizes.front() == 0)
+      throw parse_error("size 0 has no segments (" + mode + " takes sizes of at least 1)");
+    opt.segment_workloads =
+        segment_workloads_of(opt.sizes, opt.segments_grid ? default_segment_grid() : *segments_arg, opt.segments_grid);
+    opt.impls = axis_names(impl_list_arg.value_or("all"), segment_impl_list, "implementation", mode, "segmented workloads");
+    opt.ops = ops_arg ? axis_names(*ops_arg, segment_op_names_in_order, "op", mode, "segmented workloads")
+                      : std::vector<std::string>{"sum"};
+    if (!types_given) opt.types = {"float", "int32"};
+    return opt;
   }
 
   // Axis workloads: --shape with --axes, or --axes-grid; the whole-array options do not apply.
@@ -678,14 +775,17 @@ std::string usage() {
   std::string text = R"(usage: cured-bench [options]
        cured-bench --shape SHAPES --axes AXES [options]   axis workloads
        cured-bench --axes-grid [options]                  the default axis grid
+       cured-bench --segments DISTS [options]             segmented workloads
+       cured-bench --segments-grid [options]              the default segment grid
        cured-bench N [STEP [THREADS]]     the seeds' form: size N, ladder step STEP (default 1)
                                           and THREADS per block, beside cub, thrust and cpu
 
 Times every selected reduction over every size, type and op, cold (L2 flushed) and hot,
 checks each result against an exact reference, and reports time, GB/s, % of the device's
 measured read ceiling and of its theoretical peak, and speedups over step1 and CUB.
-Axis workloads (reductions along axes of an N-D array) report GB/s over the bytes read
-and written, and % of the floor's GB/s measured in the same run.
+Axis workloads (reductions along axes of an N-D array) and segmented workloads (one result
+per segment of an array) report GB/s over the bytes read and written, and % of the floor's
+GB/s measured in the same run.
 
 options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, thrust, cpu, cpu-mt,
@@ -736,6 +836,24 @@ axis workloads (instead of --sizes; --steps, --block and other --data do not app
                    uint64, half into float; exact_sum the correctly rounded sum,
                    floating types, no cub rows; argmin and argmax int64 indices)
 
+segmented workloads (the values of --sizes cut into segments by int64 offsets; --steps,
+--block and other --data do not apply):
+  --segments DISTS how the segments' lengths are drawn, separated by ',' or ';':
+                   uniform:L (every segment L values, the last one the remainder; L a
+                   size: uniform:4, uniform:2^20), powerlaw (floor(2^(20u)) for u uniform
+                   in [0,1): 1 to below 2^20, the last one clipped), onebig (one segment
+                   of n/2 in the middle, the others of 4), empty-mixed (a third empty,
+                   the others 1 .. 200 long); drawn from the run's seed (--seed)
+  --segments-grid  uniform:1, uniform:4, uniform:16, ... uniform:4^14 (lengths above n
+                   left out), powerlaw, onebig and empty-mixed
+  with them, --sizes defaults to 2^24,2^28; --impl takes cured (the library's asynchronous
+                   segmented call), cub (cub::DeviceSegmentedReduce over the offsets) and
+                   floor (a kernel that reads the values and the offsets and writes the
+                   output's bytes)                                        [all]
+  and --ops takes  @SEGMENT_OPS@, or all@SEGMENT_OPS_PAD@[sum]
+                   (outputs as with axis workloads; argmin and argmax give the index
+                   within the segment, -1 for an empty one)
+
 exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong,
 2 for bad arguments.
 )";
@@ -755,6 +873,7 @@ exit status: 0 when every result checked ok (or was skipped), 1 when one was wro
   fill("@TYPES@", "@TYPES_PAD@", type_list);
   fill("@OPS@", "@OPS_PAD@", op_names_in_order);
   fill("@AXIS_OPS@", "@AXIS_OPS_PAD@", axis_op_names_in_order);
+  fill("@SEGMENT_OPS@", "@SEGMENT_OPS_PAD@", segment_op_names_in_order);
   return text;
 }
 

@@ -6,7 +6,8 @@
 //
 // Every list comes back without duplicates, in canonical order: impls and steps in the order of
 // implementation_names() and 1..10, types and ops in the order of type_names() and op_names(),
-// sizes ascending; axis workloads in the order given (the grid's: by size, then axis, then rows).
+// sizes ascending; axis workloads in the order given (the grid's: by size, then axis, then rows);
+// segmented workloads by size, then distribution in the order given (the grid's).
 
 #include <cstdint>
 #include <span>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/segment_offsets.hpp"
 #include "harness/data_family.hpp"
 
 namespace cured::bench {
@@ -36,14 +38,25 @@ struct axis_workload {
   bool operator==(const axis_workload&) const = default;
 };
 
+/// One segmented workload: n values cut into segments by `dist` (segment_offsets).
+struct segment_workload {
+  std::int64_t n = 0;
+  segment_distribution dist;
+
+  bool operator==(const segment_workload&) const = default;
+};
+
 struct options {
   std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cub, thrust, floor, cpu, cpu-mt
   std::vector<int> steps;           ///< the ladder steps in impls, ascending (empty when no step is selected)
   int block = 256;                  ///< threads per block for the ladder steps: a power of two in [32, 1024]
-  std::vector<std::int64_t> sizes;  ///< element counts, ascending (empty when workloads is not)
+  std::vector<std::int64_t> sizes;  ///< element counts, ascending (empty when workloads is not; segmented workloads': theirs)
   /// --shape/--axes or --axes-grid: the axis workloads, timed instead of whole arrays of sizes.
   std::vector<axis_workload> workloads;
   bool axes_grid = false;           ///< --axes-grid: workloads is default_axis_grid()
+  /// --segments or --segments-grid: the segmented workloads, timed instead of whole arrays.
+  std::vector<segment_workload> segment_workloads;
+  bool segments_grid = false;       ///< --segments-grid: the distributions of default_segment_grid()
   std::vector<std::string> types;   ///< names from type_names(); floating types only unless data is exact
   std::vector<std::string> ops;     ///< names from op_names()
   data_family data = data_family::exact;  ///< --data: the input family (data_names())
@@ -59,6 +72,8 @@ struct options {
 
   /// The run times axis workloads (cured, cub and floor over workloads) instead of whole arrays.
   bool axis_mode() const { return !workloads.empty(); }
+  /// The run times segmented workloads (cured, cub and floor over segment_workloads).
+  bool segment_mode() const { return !segment_workloads.empty(); }
 };
 
 /// A bad command line; what() is one line naming the bad value.
@@ -79,6 +94,9 @@ struct parse_error : std::runtime_error {
 /// implementations of axis_implementation_names() (default all three) and the ops of
 /// axis_op_names() (default sum; "all" means those six), exact data only; --sizes, --steps,
 /// --block and the positional form are errors beside them.
+/// Segmented workloads: --segments (parse_distributions) or --segments-grid, over the sizes of
+/// --sizes (default_segment_sizes() without it; each at least 1), with the implementations, ops,
+/// types and data rules of axis workloads; --shape, --axes and --axes-grid are errors beside them.
 options parse_options(int argc, const char* const* argv);
 
 /// An element count. Forms: "1048576"; "2^20" (any base ^ exponent); "1e6", "1.5e6" (must be a
@@ -117,6 +135,26 @@ std::vector<int> normalize_axes(const std::vector<int>& axes, int rank, std::str
 /// then the 3-D shapes 64x4096x64, 1024x256x256, 8x2^20x8 and 4096x64x256 along axis 1.
 std::vector<axis_workload> default_axis_grid();
 
+/// A --segments item: "uniform:L" (L a size, parse_size, at least 1), "powerlaw", "onebig" or
+/// "empty-mixed". Throws parse_error naming the item.
+segment_distribution parse_distribution(std::string_view text);
+
+/// A --segments value: distributions separated by ',' or ';' ("uniform:4,powerlaw"), in the
+/// order given, duplicates dropped. Throws parse_error (an empty item, a bad distribution).
+std::vector<segment_distribution> parse_distributions(std::string_view list);
+
+/// The --segments-grid distributions: uniform:1, uniform:4, uniform:16, ..., uniform:4^14 (= 2^28),
+/// then powerlaw, onebig and empty-mixed.
+std::vector<segment_distribution> default_segment_grid();
+
+/// The sizes of segmented workloads without --sizes: 2^24 and 2^28.
+std::vector<std::int64_t> default_segment_sizes();
+
+/// The workloads of `sizes` (ascending) x `dists`: by size, then in the order of dists. With
+/// `grid`, uniform lengths above the size are left out.
+std::vector<segment_workload> segment_workloads_of(const std::vector<std::int64_t>& sizes,
+                                                   const std::vector<segment_distribution>& dists, bool grid);
+
 /// "4096x1024"; "0,2".
 std::string shape_text(const std::vector<std::int64_t>& shape);
 std::string axes_text(const std::vector<int>& axes);
@@ -136,6 +174,10 @@ std::span<const std::string_view> op_names();
 /// The implementations and ops of axis workloads, in canonical order (subsets of the above).
 std::span<const std::string_view> axis_implementation_names();
 std::span<const std::string_view> axis_op_names();
+
+/// The implementations and ops of segmented workloads, in canonical order (subsets of the above).
+std::span<const std::string_view> segment_implementation_names();
+std::span<const std::string_view> segment_op_names();
 
 /// The --data names, in data_family order: "exact", "normal", "spread".
 std::span<const std::string_view> data_names();

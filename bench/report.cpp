@@ -68,6 +68,11 @@ std::vector<std::string> display_cells(const row& r) {
           one_line(r.check)};
 }
 
+/// The columns of segment rows.
+constexpr column segment_columns[] = {{"impl", true},     {"type", true},    {"op", true},      {"n", false},
+                                      {"dist", true},     {"segments", false}, {"cold ms", false}, {"hot ms", false},
+                                      {"GB/s", false},    {"%floor", false}, {"x cub", false},  {"check", true}};
+
 std::vector<std::string> axis_cells(const row& r) {
   return {one_line(r.impl),         one_line(r.type),        one_line(r.op),
           shape_text(r.shape),      axes_text(r.axes),       fixed(r.cold_ms, 4),
@@ -76,16 +81,26 @@ std::vector<std::string> axis_cells(const row& r) {
           one_line(r.check)};
 }
 
-/// The rows of one kind, in order: axis rows (axis true) or whole-array rows.
-std::vector<const row*> rows_of_kind(const std::vector<row>& rows, bool axis) {
+std::vector<std::string> segment_cells(const row& r) {
+  return {one_line(r.impl),       one_line(r.type),         one_line(r.op),      std::to_string(r.n),
+          one_line(r.dist),       std::to_string(r.segments), fixed(r.cold_ms, 4), fixed(r.hot_ms, 4),
+          fixed(r.gbps, 1),       fixed(r.pct_floor, 1),    fixed(r.vs_cub, 2),  one_line(r.check)};
+}
+
+enum class row_kind { whole, axis, segment };
+
+row_kind kind_of(const row& r) { return r.axis() ? row_kind::axis : r.segmented() ? row_kind::segment : row_kind::whole; }
+
+/// The rows of one kind, in order.
+std::vector<const row*> rows_of_kind(const std::vector<row>& rows, row_kind kind) {
   std::vector<const row*> out;
   for (const auto& r : rows)
-    if (r.axis() == axis) out.push_back(&r);
+    if (kind_of(r) == kind) out.push_back(&r);
   return out;
 }
 
-bool any_axis_rows(const std::vector<row>& rows) {
-  return std::any_of(rows.begin(), rows.end(), [](const row& r) { return r.axis(); });
+bool any_rows_of_kind(const std::vector<row>& rows, row_kind kind) {
+  return std::any_of(rows.begin(), rows.end(), [&](const row& r) { return kind_of(r) == kind; });
 }
 
 /// Aligned columns under their titles and a rule.
@@ -121,6 +136,23 @@ void write_aligned(std::ostream& os, std::span<const column> columns, const std:
   }
 }
 
+/// write(columns, rows, cells) for each kind of row there is, in the order whole-array, axis,
+/// segment (whole-array when there are no rows at all), a blank line between two.
+template <class Write>
+void write_tables(std::ostream& os, const std::vector<row>& rows, Write write) {
+  const auto whole = rows_of_kind(rows, row_kind::whole), axis = rows_of_kind(rows, row_kind::axis),
+             segment = rows_of_kind(rows, row_kind::segment);
+  bool first = true;
+  const auto table = [&](std::span<const column> columns, const std::vector<const row*>& of_kind, auto cells_of) {
+    if (!first) os << "\n";
+    write(columns, of_kind, cells_of);
+    first = false;
+  };
+  if (!whole.empty() || (axis.empty() && segment.empty())) table(table_columns, whole, display_cells);
+  if (!axis.empty()) table(axis_columns, axis, axis_cells);
+  if (!segment.empty()) table(segment_columns, segment, segment_cells);
+}
+
 void write_table(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
   os << "cured-bench on " << (info.device.empty() ? "an unknown device" : one_line(info.device));
   if (info.sm_count > 0) os << " (" << info.sm_count << " SMs, " << fixed(info.l2_mb, 1) << " MiB L2)";
@@ -130,10 +162,9 @@ void write_table(std::ostream& os, const run_info& info, const std::vector<row>&
   if (!info.date.empty()) os << "date: " << one_line(info.date) << "\n";
   os << "\n";
 
-  const auto whole = rows_of_kind(rows, false), axis = rows_of_kind(rows, true);
-  if (!whole.empty() || axis.empty()) write_aligned(os, table_columns, whole, display_cells);
-  if (!whole.empty() && !axis.empty()) os << "\n";
-  if (!axis.empty()) write_aligned(os, axis_columns, axis, axis_cells);
+  write_tables(os, rows, [&](std::span<const column> columns, const std::vector<const row*>& of_kind, auto cells_of) {
+    write_aligned(os, columns, of_kind, cells_of);
+  });
   if (rows.empty()) os << "(no rows)\n";
 }
 
@@ -176,10 +207,9 @@ void write_md(std::ostream& os, const run_info& info, const std::vector<row>& ro
   os << "Device: " << (info.device.empty() ? "unknown" : one_line(info.device)) << "; read ceiling "
      << fixed(info.ceiling_gbps, 1) << " GB/s, peak " << fixed(info.peak_gbps, 1) << " GB/s; command: "
      << (info.command.empty() ? "unknown" : md_code(info.command)) << "\n\n";
-  const auto whole = rows_of_kind(rows, false), axis = rows_of_kind(rows, true);
-  if (!whole.empty() || axis.empty()) write_md_table(os, table_columns, whole, display_cells);
-  if (!whole.empty() && !axis.empty()) os << "\n";
-  if (!axis.empty()) write_md_table(os, axis_columns, axis, axis_cells);
+  write_tables(os, rows, [&](std::span<const column> columns, const std::vector<const row*>& of_kind, auto cells_of) {
+    write_md_table(os, columns, of_kind, cells_of);
+  });
 }
 
 // ---- csv --------------------------------------------------------------------------------
@@ -197,9 +227,9 @@ std::string csv_field(std::string_view s) {
 std::string csv_number(double v) { return measured(v) ? number_text(v) : std::string(); }
 
 void write_csv(std::ostream& os, const std::vector<row>& rows) {
-  const bool axis = any_axis_rows(rows);
+  const bool axis = any_rows_of_kind(rows, row_kind::axis), segment = any_rows_of_kind(rows, row_kind::segment);
   os << "impl,type,op,data,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check"
-     << (axis ? ",shape,axes,outputs,pct_floor\n" : "\n");
+     << (axis ? ",shape,axes,outputs" : "") << (segment ? ",dist,segments" : "") << (axis || segment ? ",pct_floor\n" : "\n");
   for (const auto& r : rows) {
     os << csv_field(r.impl) << ',' << csv_field(r.type) << ',' << csv_field(r.op) << ',' << csv_field(r.data) << ','
        << r.n << ','
@@ -208,11 +238,16 @@ void write_csv(std::ostream& os, const std::vector<row>& rows) {
        << csv_number(r.pct_ceiling) << ',' << csv_number(r.pct_peak) << ',' << csv_number(r.vs_step1) << ','
        << csv_number(r.vs_cub) << ',' << csv_field(r.check);
     if (axis && r.axis()) {
-      os << ',' << csv_field(shape_text(r.shape)) << ',' << csv_field(axes_text(r.axes)) << ',' << r.outputs << ','
-         << csv_number(r.pct_floor);
+      os << ',' << csv_field(shape_text(r.shape)) << ',' << csv_field(axes_text(r.axes)) << ',' << r.outputs;
     } else if (axis) {
-      os << ",,,,";
+      os << ",,,";
     }
+    if (segment && r.segmented()) {
+      os << ',' << csv_field(r.dist) << ',' << r.segments;
+    } else if (segment) {
+      os << ",,";
+    }
+    if (axis || segment) os << ',' << (r.axis() || r.segmented() ? csv_number(r.pct_floor) : std::string());
     os << "\n";
   }
 }
@@ -304,8 +339,10 @@ void write_json(std::ostream& os, const run_info& info, const std::vector<row>& 
       for (std::size_t k = 0; k < r.shape.size(); ++k) os << (k ? ", " : "") << r.shape[k];
       os << "], \"axes\": [";
       for (std::size_t k = 0; k < r.axes.size(); ++k) os << (k ? ", " : "") << r.axes[k];
-      os << "], \"outputs\": " << r.outputs << ", \"pct_floor\": " << json_number(r.pct_floor);
+      os << "], \"outputs\": " << r.outputs;
     }
+    if (r.segmented()) os << ", \"dist\": " << json_string(r.dist) << ", \"segments\": " << r.segments;
+    if (r.axis() || r.segmented()) os << ", \"pct_floor\": " << json_number(r.pct_floor);
     os << "}";
   }
   os << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
@@ -325,17 +362,17 @@ double percent(double part, double whole) {
 }  // namespace
 
 void fill_derived(std::vector<row>& rows, const run_info& info) {
-  // type, op, data, n, and for axis rows the shape and axes ("" for whole-array rows)
-  using key = std::tuple<std::string, std::string, std::string, std::int64_t, std::string, std::string>;
+  // type, op, data, n, for axis rows the shape and axes, for segment rows the dist ("" where not one)
+  using key = std::tuple<std::string, std::string, std::string, std::int64_t, std::string, std::string, std::string>;
   const auto key_of = [](const row& r) {
-    return r.axis() ? key{r.type, r.op, r.data, r.n, shape_text(r.shape), axes_text(r.axes)}
-                    : key{r.type, r.op, r.data, r.n, "", ""};
+    return r.axis() ? key{r.type, r.op, r.data, r.n, shape_text(r.shape), axes_text(r.axes), r.dist}
+                    : key{r.type, r.op, r.data, r.n, "", "", r.dist};
   };
   std::map<key, const row*> step1, cub, floor;
   for (const auto& r : rows) {
     if (r.impl == "step1") step1.try_emplace(key_of(r), &r);
     if (r.impl == "cub") cub.try_emplace(key_of(r), &r);
-    if (r.impl == "floor" && r.axis()) floor.try_emplace(key_of(r), &r);
+    if (r.impl == "floor" && (r.axis() || r.segmented())) floor.try_emplace(key_of(r), &r);
   }
   // Pointers into rows stay valid: only the derived fields change below, never the size.
   auto ratio = [&](const std::map<key, const row*>& refs, const row& r) {
@@ -349,7 +386,7 @@ void fill_derived(std::vector<row>& rows, const run_info& info) {
     r.pct_peak = percent(r.gbps, info.peak_gbps);
     r.vs_step1 = ratio(step1, r);
     r.vs_cub = ratio(cub, r);
-    r.pct_floor = r.axis() && r.impl != "floor" ? 100.0 * ratio(floor, r) : not_measured;
+    r.pct_floor = (r.axis() || r.segmented()) && r.impl != "floor" ? 100.0 * ratio(floor, r) : not_measured;
   }
 }
 

@@ -23,7 +23,7 @@ namespace cured::bench {
 inline constexpr double not_measured = std::numeric_limits<double>::quiet_NaN();
 
 /// One implementation x type x op x data family x size, or x axis workload (an axis row:
-/// shape not empty).
+/// shape not empty), or x segmented workload (a segment row: dist not empty).
 struct row {
   std::string impl, type, op;
   std::string data = "exact";           ///< the input family (data_names()): exact, normal or spread
@@ -31,11 +31,13 @@ struct row {
   int block = 0;                        ///< threads per block; 0 = not applicable
   double cold_ms = not_measured;        ///< median time, L2 flushed before each sample
   double hot_ms = not_measured;         ///< time with the input left in L2
-  double bytes = 0;                     ///< bytes of input read; axis rows: read plus written
+  double bytes = 0;                     ///< bytes of input read; axis and segment rows: read plus written
   std::vector<std::int64_t> shape;      ///< axis rows: the input's extents; empty: a whole-array row
   std::vector<int> axes;                ///< axis rows: the reduced axes, ascending
   std::int64_t outputs = 0;             ///< axis rows: elements of the output
-  double pct_floor = not_measured;      ///< axis rows but the floor's: the floor's time / this time, %
+  std::string dist;                     ///< segment rows: the distribution (distribution_text); empty: not one
+  std::int64_t segments = 0;            ///< segment rows: the number of segments (and of outputs)
+  double pct_floor = not_measured;      ///< axis and segment rows but the floor's: the floor's time / this time, %
   double gbps = not_measured;           ///< bytes / cold time (hot when cold is not measured), 1 GB/s = 1e9 B/s
   double pct_ceiling = not_measured;    ///< gbps as % of the run's measured streaming-read ceiling
   double pct_peak = not_measured;       ///< gbps as % of the device's theoretical peak
@@ -44,6 +46,7 @@ struct row {
   std::string check;                    ///< "ok", the error ("got 3 want 4"), "skipped: reason", or no_result_check
 
   bool axis() const { return !shape.empty(); }
+  bool segmented() const { return !dist.empty(); }
 };
 
 /// What the whole run shares.
@@ -61,8 +64,9 @@ struct run_info {
 /// Computes gbps, pct_ceiling, pct_peak, vs_step1, vs_cub and pct_floor of every row from its
 /// times and bytes (overwriting them). Ratios compare cold times when both rows have one, else
 /// hot times; NaN where the reference row or a time is missing. A row's references have its
-/// type, op, data and n, and for axis rows its shape and axes (whole-array rows and axis rows
-/// never refer to each other); pct_floor is set on axis rows only, except the floor's own.
+/// type, op, data and n, for axis rows its shape and axes, and for segment rows its dist
+/// (rows of different kinds never refer to each other); pct_floor is set on axis and segment
+/// rows only, except the floor's own.
 void fill_derived(std::vector<row>& rows, const run_info& info);
 
 /// Writes the report. table: aligned columns under a header naming the device and ceiling;
@@ -72,13 +76,17 @@ void fill_derived(std::vector<row>& rows, const run_info& info);
 /// whole-array rows' (impl, type, op, shape, axes, times, GB/s, % of floor, ceiling and peak,
 /// x cub, check); in CSV, when there are any, the columns shape, axes, outputs and pct_floor
 /// after the others (empty on whole-array rows); in JSON, the keys shape and axes (arrays),
-/// outputs and pct_floor on axis rows only. A report without axis rows is as before them.
+/// outputs and pct_floor on axis rows only. Segment rows: in the table and markdown, a table of
+/// their own after the others (impl, type, op, n, dist, segments, times, GB/s, % of floor, x cub,
+/// check); in CSV, when there are any, the columns dist and segments after the axis columns
+/// (or after the others), then pct_floor; in JSON, the keys dist, segments and pct_floor on
+/// segment rows only. A report without axis or segment rows is as before them.
 void write_report(std::ostream& os, options::format fmt, const run_info& info, const std::vector<row>& rows);
 
 /// The check of a row that computes no result (the read floor).
 inline constexpr std::string_view no_result_check = "n/a: reads only";
-/// The check of an axis row that computes no result (the axis floor: reads the input, writes
-/// the output's bytes).
+/// The check of an axis or segment row that computes no result (the floor: reads the input,
+/// writes the output's bytes).
 inline constexpr std::string_view no_result_check_axes = "n/a: reads and writes only";
 
 /// 0 when every check is "ok", starts with "skipped", or is no_result_check or

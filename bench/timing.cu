@@ -99,18 +99,41 @@ __global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t
     *sink = 1;  // almost never true
 }
 
-// read_kernel's loads, then the output's 16-byte words written once each, grid-strided, the
-// bytes past the last whole word by one thread: the bytes of an axis reduction and nothing else.
-__global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::int64_t words, int in_tail, uint4* out,
+/// An input range of read_write_kernel: its whole 16-byte words, and the bytes past them.
+struct read_range {
+  const uint4* in;
+  std::int64_t words;
+  int tail;
+};
+
+read_range range_of(const void* in, std::size_t bytes) {
+  return {static_cast<const uint4*>(in), std::int64_t(bytes / 16), int(bytes % 16)};
+}
+
+// The XOR of the bytes of r past its whole words, each in its place within a 32-bit word.
+__device__ __forceinline__ unsigned xor_of_tail(const read_range& r) {
+  const auto* tail = reinterpret_cast<const unsigned char*>(r.in + r.words);
+  unsigned x = 0;
+  for (int k = 0; k < r.tail; ++k) x ^= unsigned(tail[k]) << (8 * (k % 4));
+  return x;
+}
+
+// read_kernel's loads over `a` (and with Second, then over `b`), the bytes past the last whole
+// word by one thread, then the output's 16-byte words written once each, grid-strided, the
+// bytes past the last whole word by one thread: the bytes of a reduction along axes (or of a
+// segmented one: the values, then the offsets) and nothing else.
+template <bool Second>
+__global__ void __launch_bounds__(256) read_write_kernel(read_range a, read_range b, uint4* out,
                                                          std::int64_t out_words, int out_tail, unsigned* sink,
                                                          bool evict_first) {
   const std::uint64_t l2 = cured::device::l2_policy(evict_first);
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned x = xor_of_words(in, words, first, threads, l2);
+  unsigned x = xor_of_words(a.in, a.words, first, threads, l2);
+  if constexpr (Second) x ^= xor_of_words(b.in, b.words, first, threads, l2);
   if (first == 0) {
-    const auto* tail = reinterpret_cast<const unsigned char*>(in + words);
-    for (int b = 0; b < in_tail; ++b) x ^= unsigned(tail[b]) << (8 * (b % 4));
+    x ^= xor_of_tail(a);
+    if constexpr (Second) x ^= xor_of_tail(b);
   }
   for (std::int64_t j = first; j < out_words; j += threads) {
     const unsigned v = unsigned(j);
@@ -118,30 +141,41 @@ __global__ void __launch_bounds__(256) read_write_kernel(const uint4* in, std::i
   }
   if (first == 0) {
     auto* tail = reinterpret_cast<unsigned char*>(out + out_words);
-    for (int b = 0; b < out_tail; ++b) tail[b] = static_cast<unsigned char>(b);
+    for (int k = 0; k < out_tail; ++k) tail[k] = static_cast<unsigned char>(k);
   }
   if (x == 0x9e3779b9u) *sink = 1;  // almost never true
+}
+
+template <bool Second>
+void launch_read_write(read_range a, read_range b, void* out, std::size_t out_bytes, unsigned* sink,
+                       const device_info& dev, cudaStream_t stream) {
+  static const int blocks_per_sm = [] {
+    int n = 0;
+    CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, read_write_kernel<Second>, 256, 0));
+    return std::max(n, 1);
+  }();
+  const std::int64_t words = a.words + b.words, out_words = std::int64_t(out_bytes / 16);
+  const std::int64_t per_block = 256 * 4;
+  const std::int64_t wanted = (std::max(words, out_words) + per_block - 1) / per_block;
+  const std::int64_t grid =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(blocks_per_sm) * dev.sm_count));
+  const std::size_t in_bytes = std::size_t(words) * 16 + std::size_t(a.tail + b.tail);
+  const bool evict_first = in_bytes <= std::size_t(cured::device::stream_first_limit) * dev.l2_bytes;
+  read_write_kernel<Second><<<unsigned(grid), 256, 0, stream>>>(a, b, static_cast<uint4*>(out), out_words,
+                                                                int(out_bytes % 16), sink, evict_first);
+  CURED_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 void enqueue_read_write(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, unsigned* sink,
                         const device_info& dev, cudaStream_t stream) {
-  static const int blocks_per_sm = [] {
-    int b = 0;
-    CURED_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, read_write_kernel, 256, 0));
-    return std::max(b, 1);
-  }();
-  const std::int64_t words = std::int64_t(in_bytes / 16), out_words = std::int64_t(out_bytes / 16);
-  const std::int64_t per_block = 256 * 4;
-  const std::int64_t wanted = (std::max(words, out_words) + per_block - 1) / per_block;
-  const std::int64_t grid =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(blocks_per_sm) * dev.sm_count));
-  const bool evict_first = in_bytes <= std::size_t(cured::device::stream_first_limit) * dev.l2_bytes;
-  read_write_kernel<<<unsigned(grid), 256, 0, stream>>>(static_cast<const uint4*>(in), words, int(in_bytes % 16),
-                                                        static_cast<uint4*>(out), out_words, int(out_bytes % 16), sink,
-                                                        evict_first);
-  CURED_CHECK_LAUNCH();
+  launch_read_write<false>(range_of(in, in_bytes), range_of(nullptr, 0), out, out_bytes, sink, dev, stream);
+}
+
+void enqueue_read_write(const void* in, std::size_t in_bytes, const void* in2, std::size_t in2_bytes, void* out,
+                        std::size_t out_bytes, unsigned* sink, const device_info& dev, cudaStream_t stream) {
+  launch_read_write<true>(range_of(in, in_bytes), range_of(in2, in2_bytes), out, out_bytes, sink, dev, stream);
 }
 
 void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const device_info& dev, cudaStream_t stream) {

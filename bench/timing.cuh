@@ -165,6 +165,12 @@ void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const devic
 void enqueue_read_write(const void* in, std::size_t in_bytes, void* out, std::size_t out_bytes, unsigned* sink,
                         const device_info& dev, cudaStream_t stream);
 
+/// The same with two inputs, in[0, in_bytes) then in2[0, in2_bytes), both read in one launch:
+/// the floor of a segmented reduction, which reads the values and the offsets. in2 16-byte
+/// aligned too.
+void enqueue_read_write(const void* in, std::size_t in_bytes, const void* in2, std::size_t in2_bytes, void* out,
+                        std::size_t out_bytes, unsigned* sink, const device_info& dev, cudaStream_t stream);
+
 /// The device's streaming-read ceiling in GB/s: a read-only kernel with 16-byte loads, four in
 /// flight per thread, over 4 GiB (at least 8 x L2), cold, median of `samples`.
 double measure_read_ceiling(const device_info& dev, l2_flusher& flusher, cudaStream_t stream, int samples = 30);

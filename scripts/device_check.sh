@@ -12,6 +12,9 @@
 #   scripts/device_check.sh axes    # builds cured-bench only; the axis grid (cured, CUB's segmented
 #                                   # reduce and the floor over 2-D and 3-D shapes), its plots and
 #                                   # the targets table (axes.md)
+#   scripts/device_check.sh segments # builds cured-bench only; the segment grid (cured, CUB's
+#                                   # segmented reduce and the floor over int64 offsets of every
+#                                   # distribution) and its targets table (segments.md)
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
 #                                   # another source tree's cured-bench (say, git archive of the
@@ -20,7 +23,8 @@
 #                                   # kernel's SASS is the same (RENAME: compare_sass.py rules)
 #
 # SANITIZE_TOOLS and SANITIZE_SUITES narrow the sanitize mode (default: every tool, the suites
-# ladder library exact axes). AXES_TYPES narrows the axes mode (default: float int32 half double).
+# ladder library exact axes). AXES_TYPES narrows the axes mode (default: float int32 half double),
+# SEG_TYPES the segments mode (default: float int32 double).
 set -uo pipefail
 mode=${1:-all}
 out=device-out
@@ -31,7 +35,7 @@ note() { summary+=("$1"); }
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
 targets=()
-[[ $mode == axes ]] && targets=(--target cured-bench)  # the axis grid needs the bench only
+[[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only
 cmake --build "$build" -j"$(nproc)" ${targets[@]+"${targets[@]}"} >"$out/build.log" 2>&1 ||
   { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv >"$out/device.txt" 2>&1
@@ -155,6 +159,29 @@ if [[ $mode == axes ]]; then
   fi
 fi
 
+if [[ $mode == segments ]]; then
+  # The segmented workloads' targets: cured against CUB's segmented reduce and the floor over
+  # the grid's distributions at 2^24 and 2^28, cold, one run (and report) per type so that a run
+  # that is stopped loses one type only. The host draws the offsets and checks every segment
+  # on every core; the timeouts only stop a run that hangs.
+  bench="$build/bench/cured-bench"
+  segments_jsons=()
+  for type in ${SEG_TYPES:-float int32 double}; do
+    json="$out/segments_$type.json"
+    timeout 400 "$bench" --segments-grid --types "$type" --ops sum,min,max,argmax,exact_sum --mode cold \
+      --format json --out "$json" 2>"$out/segments_$type.err"
+    rc=$?
+    bad=$(grep '"check": "' "$json" 2>/dev/null | grep -vcE '"check": "(ok"|skipped|n/a)')
+    note "bench segments $type: rc=$rc, ${bad:-?} rows not ok of $(grep -c '"impl"' "$json" 2>/dev/null)"
+    [[ -s $json ]] && segments_jsons+=("$json")
+  done
+  if ((${#segments_jsons[@]})); then
+    python3 scripts/segments_table.py "${segments_jsons[@]}" >"$out/segments.md" 2>&1
+    note "segments targets: rc=$? $(grep -E '^- targets:' "$out/segments.md")"
+    while IFS= read -r line; do note "  $line"; done < <(grep -E 'MISSED|^- [a-z0-9]+ [a-z_]+ .*: (got|error)' "$out/segments.md" | head -40)
+  fi
+fi
+
 if [[ $mode == compare ]]; then
   base_src=${2:?compare needs the base source tree}
   shift 2
@@ -197,10 +224,10 @@ printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   tar czf "$OUT/device-out.tgz" "$out"
   for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
-           compare_sum.md compare_ops.md compare_sass.txt axes.md summary.txt; do
+           compare_sum.md compare_ops.md compare_sass.txt axes.md segments.md summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
   done
-  for f in "$out"/axes_*.json "$out"/axes*.png; do
+  for f in "$out"/axes_*.json "$out"/axes*.png "$out"/segments_*.json; do
     [[ -f $f ]] && cp "$f" "$OUT/"
   done
 fi

@@ -8,7 +8,8 @@
 One subplot per (type, op) pair, one line per implementation: GB/s (the report's gbps: cold,
 or hot where cold was not measured) against n on a log2 axis, with the run's measured read
 ceiling and theoretical peak as dashed horizontal lines. The rows of axis workloads (those with
-a shape: cured-bench --shape, --axes-grid) are scripts/plot_axes.py's.
+a shape: cured-bench --shape, --axes-grid) are scripts/plot_axes.py's, and those of segmented
+workloads (with a dist: cured-bench --segments, --segments-grid) scripts/segments_table.py's.
 """
 
 import argparse
@@ -94,7 +95,7 @@ def series(doc):
     """{(type, op): {impl: [(n, gbps), ...] sorted by n}}, in order of first appearance."""
     out = {}
     for row in doc["rows"]:
-        if "shape" in row:  # an axis workload's row: scripts/plot_axes.py
+        if "shape" in row or "dist" in row:  # an axis or segmented workload's row
             continue
         gbps = bandwidth(row)
         if gbps is None or row["n"] <= 0:

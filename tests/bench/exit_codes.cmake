@@ -39,6 +39,17 @@ expect_status(2 --shape 64x32 --axes 1 --impl thrust)
 expect_status(2 --shape 64x32 --axes 1 --ops median)
 # A small axis run: without a GPU it times nothing (and says so); with one, every output checks.
 expect_status(0 --shape "64x32 16x8x4" --axes 1 --types int32,half --ops all --samples 2 --mode cold --format csv)
+# Segmented workloads: bad distributions, options that do not apply, and a small run of every
+# distribution and op (without a GPU nothing is timed; with one, every segment checks).
+expect_status(2 --segments zipf)
+expect_status(2 --segments uniform:0)
+expect_status(2 --segments uniform:x)
+expect_status(2 --segments uniform:4 --shape 64x32 --axes 1)
+expect_status(2 --segments-grid --segments powerlaw)
+expect_status(2 --segments onebig --impl thrust)
+expect_status(2 --segments onebig --data normal)
+expect_status(0 --segments uniform:4,uniform:1000,powerlaw,onebig,empty-mixed --sizes 1000,2^14 --types int32,half
+              --ops all --samples 2 --mode cold --format csv)
 # A small real run (CPU rows only, so it works with and without a GPU), as CSV on stdout.
 expect_status(0 --impl cpu,cpu-mt --sizes 1000,2^12 --types int32 --samples 2 --mode cold --format csv)
 string(REGEX MATCHALL "\n[^\n]*,ok" ok_rows "${last_stdout}")

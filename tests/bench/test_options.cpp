@@ -731,17 +731,178 @@ TEST(AxisOptions, TheGrid) {
   EXPECT_EQ(grid.size(), two_d + 4);
 }
 
+// ---- segmented workloads -----------------------------------------------------------------
+
+namespace {
+
+using dist = cb::segment_distribution;
+using kind = cb::segment_distribution::kind;
+
+std::string distribution_error(const std::string& text) {
+  try {
+    cb::parse_distribution(text);
+  } catch (const cb::parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ParseDistribution, EveryDistributionAndItsText) {
+  EXPECT_EQ(cb::parse_distribution("uniform:4"), (dist{kind::uniform, 4}));
+  EXPECT_EQ(cb::parse_distribution("uniform:1"), (dist{kind::uniform, 1}));
+  EXPECT_EQ(cb::parse_distribution("uniform:2^20"), (dist{kind::uniform, two_to(20)}));
+  EXPECT_EQ(cb::parse_distribution("uniform:1Ki"), (dist{kind::uniform, 1024}));
+  EXPECT_EQ(cb::parse_distribution("uniform:1e3"), (dist{kind::uniform, 1000}));
+  EXPECT_EQ(cb::parse_distribution("powerlaw"), (dist{kind::powerlaw}));
+  EXPECT_EQ(cb::parse_distribution("onebig"), (dist{kind::onebig}));
+  EXPECT_EQ(cb::parse_distribution("empty-mixed"), (dist{kind::empty_mixed}));
+  for (const char* text : {"uniform:4", "uniform:268435456", "powerlaw", "onebig", "empty-mixed"})
+    EXPECT_EQ(cb::distribution_text(cb::parse_distribution(text)), text);
+  EXPECT_EQ(cb::distribution_text(cb::parse_distribution("uniform:2^10")), "uniform:1024");
+}
+
+TEST(ParseDistribution, BadOnesNameThemselves) {
+  expect_error(distribution_error("uniform:0"), "'uniform:0'", "at least 1");
+  expect_error(distribution_error("uniform:x"), "'uniform:x'", "cannot parse size 'x'");
+  expect_error(distribution_error("uniform:-4"), "'uniform:-4'");
+  expect_error(distribution_error("uniform:"), "'uniform:'");
+  expect_error(distribution_error("uniform"), "'uniform'", "uniform:L");
+  expect_error(distribution_error("zipf"), "'zipf'", "unknown segment distribution");
+  expect_error(distribution_error("powerlaw:2"), "'powerlaw:2'", "unknown segment distribution");
+  expect_error(distribution_error("Uniform:4"), "'Uniform:4'", "unknown segment distribution");
+  expect_error(distribution_error("empty_mixed"), "'empty_mixed'", "(uniform:L, powerlaw, onebig or empty-mixed)");
+}
+
+TEST(ParseDistributions, CommasSemicolonsOrderAndDuplicates) {
+  EXPECT_EQ(cb::parse_distributions("onebig,uniform:4;powerlaw"),
+            (std::vector<dist>{{kind::onebig}, {kind::uniform, 4}, {kind::powerlaw}}));
+  EXPECT_EQ(cb::parse_distributions("uniform:4;uniform:2^2,empty-mixed,uniform:4"),
+            (std::vector<dist>{{kind::uniform, 4}, {kind::empty_mixed}}));
+  for (const char* bad : {"uniform:4,,powerlaw", "powerlaw;", ",onebig", ""})
+    expect_error([&] {
+      try {
+        cb::parse_distributions(bad);
+      } catch (const cb::parse_error& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    }(), "empty item");
+  EXPECT_THROW(cb::parse_distributions("uniform:4,zipf"), cb::parse_error);
+}
+
+TEST(SegmentOptions, DefaultsAndEachDistribution) {
+  const cb::options o = parse({"--segments", "uniform:4,powerlaw;onebig,empty-mixed"});
+  EXPECT_TRUE(o.segment_mode());
+  EXPECT_FALSE(o.axis_mode());
+  EXPECT_FALSE(o.segments_grid);
+  EXPECT_EQ(o.sizes, cb::default_segment_sizes());
+  EXPECT_EQ(o.sizes, (sizes{two_to(24), two_to(28)}));
+  const std::vector<dist> four = {{kind::uniform, 4}, {kind::powerlaw}, {kind::onebig}, {kind::empty_mixed}};
+  ASSERT_EQ(o.segment_workloads.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(o.segment_workloads[i].n, i < 4 ? two_to(24) : two_to(28)) << i;  // by size, then as given
+    EXPECT_EQ(o.segment_workloads[i].dist, four[i % 4]) << i;
+  }
+  EXPECT_EQ(o.impls, (strings{"cured", "cub", "floor"}));
+  EXPECT_EQ(o.ops, (strings{"sum"}));
+  EXPECT_EQ(o.types, (strings{"float", "int32"}));
+  EXPECT_EQ(o.data, cb::data_family::exact);
+  EXPECT_TRUE(o.workloads.empty());
+  EXPECT_FALSE(parse({}).segment_mode());
+  // --sizes, any order; a uniform length above n is kept (one segment of n)
+  const cb::options s = parse({"--segments", "uniform:2^20", "--sizes", "2^20,1000"});
+  EXPECT_EQ(s.sizes, (sizes{1000, two_to(20)}));
+  ASSERT_EQ(s.segment_workloads.size(), 2u);
+  EXPECT_EQ(s.segment_workloads[0], (cb::segment_workload{1000, {kind::uniform, two_to(20)}}));
+  EXPECT_EQ(s.segment_workloads[1], (cb::segment_workload{two_to(20), {kind::uniform, two_to(20)}}));
+  // the implementations, ops and types of the mode
+  EXPECT_EQ(parse({"--segments", "onebig", "--impl", "floor,cured"}).impls, (strings{"cured", "floor"}));
+  EXPECT_EQ(parse({"--segments=onebig", "--ops", "all"}).ops, (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
+  EXPECT_EQ(parse({"--segments", "onebig", "--ops", "argmax,sum"}).ops, (strings{"sum", "argmax"}));
+  const cb::options t = parse({"--segments", "powerlaw", "--types", "half,double,int32", "--mode", "cold", "--format",
+                               "json", "--samples", "5", "--seed", "3", "--data", "exact"});
+  EXPECT_EQ(t.types, (strings{"double", "int32", "half"}));
+  EXPECT_FALSE(t.hot);
+  EXPECT_EQ(t.seed, 3u);
+  EXPECT_EQ(t.fmt, cb::options::format::json);
+  EXPECT_EQ(strings(cb::segment_implementation_names().begin(), cb::segment_implementation_names().end()),
+            (strings{"cured", "cub", "floor"}));
+  EXPECT_EQ(strings(cb::segment_op_names().begin(), cb::segment_op_names().end()),
+            (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
+  // the last --segments wins
+  EXPECT_EQ(parse({"--segments", "onebig", "--segments", "powerlaw"}).segment_workloads.size(), 2u);
+}
+
+TEST(SegmentOptions, Errors) {
+  expect_error(error_of({"--segments", "uniform:0"}), "'uniform:0'", "at least 1");
+  expect_error(error_of({"--segments", "uniform:x"}), "'uniform:x'");
+  expect_error(error_of({"--segments", "zipf"}), "'zipf'", "unknown segment distribution");
+  expect_error(error_of({"--segments", "powerlaw,"}), "'powerlaw,'", "empty item");
+  expect_error(error_of({"--segments"}), "'--segments'", "needs a value");
+  expect_error(error_of({"--segments", "onebig", "--shape", "4x4", "--axes", "1"}), "--shape",
+               "does not apply with --segments");
+  expect_error(error_of({"--segments", "onebig", "--axes", "1"}), "--axes", "does not apply with --segments");
+  expect_error(error_of({"--segments-grid", "--axes-grid"}), "--axes-grid", "does not apply with --segments-grid");
+  expect_error(error_of({"--segments-grid", "--segments", "onebig"}), "--segments-grid", "without --segments");
+  expect_error(error_of({"--segments", "onebig", "--steps", "3"}), "--steps", "does not apply with --segments");
+  expect_error(error_of({"--segments", "onebig", "--block", "64"}), "--block", "does not apply");
+  expect_error(error_of({"1M", "--segments", "onebig"}), "'1M'", "does not apply with --segments");
+  expect_error(error_of({"--segments", "onebig", "--data", "normal"}), "--data normal", "exact");
+  expect_error(error_of({"--segments", "onebig", "--impl", "thrust"}), "'thrust'",
+               "does not run on segmented workloads (--segments takes cured, cub, floor)");
+  expect_error(error_of({"--segments-grid", "--impl", "ladder"}), "'ladder'", "(--segments-grid takes");
+  expect_error(error_of({"--segments", "onebig", "--impl", "foo"}), "'foo'", "unknown implementation");
+  expect_error(error_of({"--segments", "onebig", "--ops", "median"}), "'median'", "unknown op");
+  expect_error(error_of({"--segments", "onebig", "--sizes", "0,16"}), "size 0", "at least 1");
+  expect_error(error_of({"--segments-grid=1"}), "'--segments-grid'", "takes no value");
+}
+
+TEST(SegmentOptions, TheGrid) {
+  const cb::options o = parse({"--segments-grid", "--types", "float,int32,double", "--ops", "sum,min,max,argmax,exact_sum"});
+  EXPECT_TRUE(o.segments_grid);
+  EXPECT_TRUE(o.segment_mode());
+  EXPECT_EQ(o.sizes, (sizes{two_to(24), two_to(28)}));
+  EXPECT_EQ(o.ops, (strings{"sum", "exact_sum", "min", "max", "argmax"}));
+  EXPECT_EQ(o.impls, (strings{"cured", "cub", "floor"}));
+  const auto grid = cb::default_segment_grid();
+  ASSERT_EQ(grid.size(), 15u + 3);
+  for (int k = 0; k <= 14; ++k) EXPECT_EQ(grid[std::size_t(k)], (dist{kind::uniform, two_to(2 * k)})) << k;
+  EXPECT_EQ(std::vector<dist>(grid.end() - 3, grid.end()),
+            (std::vector<dist>{{kind::powerlaw}, {kind::onebig}, {kind::empty_mixed}}));
+  // uniform lengths above n left out: 1 .. 4^12 at 2^24, 1 .. 4^14 at 2^28
+  EXPECT_EQ(o.segment_workloads, cb::segment_workloads_of(o.sizes, grid, true));
+  ASSERT_EQ(o.segment_workloads.size(), (13u + 3) + (15u + 3));
+  for (const auto& w : o.segment_workloads) {
+    if (w.dist.k == kind::uniform) {
+      EXPECT_LE(w.dist.length, w.n);
+    }
+  }
+  EXPECT_EQ(o.segment_workloads[12].dist, (dist{kind::uniform, two_to(24)}));
+  EXPECT_EQ(o.segment_workloads[13].dist, (dist{kind::powerlaw}));
+  EXPECT_EQ(o.segment_workloads[16].n, two_to(28));
+  EXPECT_EQ(o.segment_workloads.back(), (cb::segment_workload{two_to(28), {kind::empty_mixed}}));
+  // other sizes with the grid: its distributions at each
+  const cb::options small = parse({"--segments-grid", "--sizes", "2^10,1000"});
+  EXPECT_EQ(small.segment_workloads.size(), (5u + 3) + (6u + 3));  // 1 .. 256 below 1000, 1 .. 1024 at 2^10
+}
+
 TEST(Usage, NamesEveryOption) {
   const std::string u = cb::usage();
   ASSERT_FALSE(u.empty());
   EXPECT_EQ(u.back(), '\n');
   for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
                           "--device", "--format", "--out", "--seed", "--data", "--list", "--help", "-h",
-                          "N [STEP [THREADS]]", "--shape", "--axes", "--axes-grid"})
+                          "N [STEP [THREADS]]", "--shape", "--axes", "--axes-grid", "--segments", "--segments-grid",
+                          "uniform:L", "powerlaw", "onebig", "empty-mixed"})
     EXPECT_NE(u.find(opt), std::string::npos) << opt;
   for (const auto name : cb::type_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
   for (const auto name : cb::op_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
   for (const auto name : cb::data_names()) EXPECT_NE(u.find(name), std::string::npos) << name;
   EXPECT_NE(u.find("--ops takes  sum exact_sum min max argmin argmax, or all"), std::string::npos);  // from their table
+  // axis and segmented workloads: each its list, from its table
+  const std::string ops_line = "--ops takes  sum exact_sum min max argmin argmax, or all";
+  EXPECT_NE(u.find(ops_line), u.rfind(ops_line));
   EXPECT_EQ(u.find('@'), std::string::npos);
 }

@@ -29,6 +29,8 @@ constexpr std::size_t csv_columns = 15;
 constexpr std::size_t display_columns = 14;
 constexpr std::size_t csv_axis_columns = 19;  // with axis rows: shape, axes, outputs, pct_floor
 constexpr std::size_t axis_display_columns = 13;
+constexpr std::size_t csv_segment_columns = 18;  // with segment rows: dist, segments, pct_floor
+constexpr std::size_t segment_display_columns = 12;
 
 const std::string tricky = "got \"3\", want 4\\n\nsecond line\tand | pipe";
 
@@ -64,6 +66,23 @@ cb::row make_axis_row(std::string impl, std::vector<std::int64_t> shape, std::ve
   r.cold_ms = cold;
   r.hot_ms = cold / 2;
   r.bytes = 4.0 * double(r.n + r.outputs);
+  r.check = std::move(check);
+  return r;
+}
+
+/// A segment row: `impl` over n float values in `segments` segments drawn by `dist`, float sums.
+cb::row make_segment_row(std::string impl, std::int64_t n, std::string dist, std::int64_t segments, double cold,
+                         std::string check = "ok", std::string op = "sum") {
+  cb::row r;
+  r.impl = std::move(impl);
+  r.type = "float";
+  r.op = std::move(op);
+  r.n = n;
+  r.dist = std::move(dist);
+  r.segments = segments;
+  r.cold_ms = cold;
+  r.hot_ms = cold / 2;
+  r.bytes = 4.0 * double(n) + 8.0 * double(segments + 1) + 4.0 * double(segments);
   r.check = std::move(check);
   return r;
 }
@@ -856,6 +875,163 @@ TEST(AxisRows, TheFloorsCheckPasses) {
   EXPECT_EQ(cb::exit_status(rows), 1);
 }
 
+// ---- segment rows -----------------------------------------------------------------------
+
+/// The segment rows of two distributions of one n (one without a floor), and of another n.
+std::vector<cb::row> segment_rows() {
+  const std::int64_t n = 1 << 24;
+  std::vector<cb::row> rows;
+  rows.push_back(make_segment_row("cured", n, "uniform:4", n / 4, 0.1));                                  // 0
+  rows.push_back(make_segment_row("cub", n, "uniform:4", n / 4, 2.5));                                    // 1
+  rows.push_back(make_segment_row("floor", n, "uniform:4", n / 4, 0.09, std::string(cb::no_result_check_axes)));  // 2
+  rows.push_back(make_segment_row("cured", n, "powerlaw", 230, 0.05));                                    // 3
+  rows.push_back(make_segment_row("floor", n, "powerlaw", 230, 0.04, std::string(cb::no_result_check_axes)));  // 4
+  rows.push_back(make_segment_row("cured", n, "empty-mixed", 250000, 0.06, tricky));                      // 5: no floor, no cub
+  rows.push_back(make_segment_row("cub", 1 << 20, "uniform:4", 1 << 18, nan_v, "skipped: needs 9 MiB"));  // 6
+  rows.push_back(make_segment_row("cured", 1 << 20, "uniform:4", 1 << 18, 0.01));                         // 7: another n
+  cb::fill_derived(rows, make_info());
+  return rows;
+}
+
+TEST(SegmentRows, FloorAndCubOfTheSameWorkloadOnly) {
+  const auto rows = segment_rows();
+  EXPECT_TRUE(rows[0].segmented());
+  EXPECT_FALSE(rows[0].axis());
+  const double bytes = 4.0 * (1 << 24) + 8.0 * ((1 << 22) + 1) + 4.0 * (1 << 22);
+  EXPECT_NEAR(rows[0].gbps, bytes / 1e5, 1e-9);  // the values and offsets read and the output written, over the cold time
+  EXPECT_NEAR(rows[0].pct_floor, 90, 1e-9);      // floor 0.09 ms / 0.1 ms
+  EXPECT_NEAR(rows[0].vs_cub, 25, 1e-9);
+  EXPECT_NEAR(rows[1].pct_floor, 3.6, 1e-9);
+  EXPECT_DOUBLE_EQ(rows[1].vs_cub, 1);
+  EXPECT_TRUE(std::isnan(rows[2].pct_floor));  // the floor's own
+  EXPECT_NEAR(rows[3].pct_floor, 80, 1e-9);    // powerlaw: its own floor, not uniform:4's
+  EXPECT_TRUE(std::isnan(rows[3].vs_cub));     // and no cub row of its own
+  EXPECT_TRUE(std::isnan(rows[5].pct_floor));
+  EXPECT_TRUE(std::isnan(rows[7].pct_floor));  // another n: no floor
+  EXPECT_TRUE(std::isnan(rows[7].vs_cub));     // its cub row has no time
+  // segment rows, axis rows and whole-array rows never refer to each other
+  std::vector<cb::row> mixed = {make_row("cub", "float", 1 << 24, 0.2, 0.1), make_row("floor", "float", 1 << 24, 0.1, 0.1),
+                                make_segment_row("cured", 1 << 24, "uniform:4", 1 << 22, 0.1)};
+  cb::fill_derived(mixed, {});
+  EXPECT_TRUE(std::isnan(mixed[2].vs_cub));
+  EXPECT_TRUE(std::isnan(mixed[2].pct_floor));
+  EXPECT_TRUE(std::isnan(mixed[0].pct_floor));
+}
+
+TEST(SegmentRows, CsvAppendsDistSegmentsAndFloorOnlyWhenThereAreSegmentRows) {
+  const auto rows = segment_rows();
+  const auto records = read_csv(render(cb::options::format::csv, rows));
+  ASSERT_EQ(records.size(), rows.size() + 1);
+  EXPECT_EQ(std::vector<std::string>(records[0].begin() + 15, records[0].end()),
+            (std::vector<std::string>{"dist", "segments", "pct_floor"}));
+  for (const auto& f : records) ASSERT_EQ(f.size(), csv_segment_columns);
+  EXPECT_EQ(records[1][15], "uniform:4");
+  EXPECT_EQ(records[1][16], std::to_string(1 << 22));
+  EXPECT_EQ(std::stod(records[1][17]), rows[0].pct_floor);
+  EXPECT_EQ(records[3][17], "");  // the floor's own
+  EXPECT_EQ(records[6][14], tricky);
+  EXPECT_EQ(records[6][15], "empty-mixed");
+  EXPECT_EQ(records[7][16], std::to_string(1 << 18));
+  // beside whole-array and axis rows: shape, axes, outputs, then dist, segments, then pct_floor
+  std::vector<cb::row> all = mixed_rows();
+  all.push_back(rows[0]);
+  const auto both = read_csv(render(cb::options::format::csv, all));
+  EXPECT_EQ(std::vector<std::string>(both[0].begin() + 15, both[0].end()),
+            (std::vector<std::string>{"shape", "axes", "outputs", "dist", "segments", "pct_floor"}));
+  for (const auto& f : both) ASSERT_EQ(f.size(), csv_axis_columns + 2);
+  EXPECT_EQ(both[1][15], "");  // a whole-array row
+  EXPECT_EQ(both[1][20], "");
+  EXPECT_EQ(both[3][15], "1024x1024");  // an axis row
+  EXPECT_EQ(both[3][18], "");
+  EXPECT_EQ(std::stod(both[3][20]), all[2].pct_floor);
+  EXPECT_EQ(both.back()[15], "");  // the segment row
+  EXPECT_EQ(both.back()[18], "uniform:4");
+  // without segment rows, as before them
+  EXPECT_EQ(read_csv(render(cb::options::format::csv, mixed_rows()))[0].size(), csv_axis_columns);
+}
+
+TEST(SegmentRows, JsonHasDistSegmentsAndFloorOnSegmentRowsOnly) {
+  auto rows = segment_rows();
+  rows.insert(rows.begin(), make_row("cub", "float", 1000, 0.1, 0.1));
+  json doc;
+  ASSERT_NO_THROW(doc = parse_json(render(cb::options::format::json, rows))) << render(cb::options::format::json, rows);
+  const auto& out = doc["rows"].arr;
+  ASSERT_EQ(out.size(), rows.size());
+  EXPECT_EQ(out[0].obj.size(), csv_columns);
+  EXPECT_EQ(out[0].obj.count("dist"), 0u);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const json& o = out[i];
+    EXPECT_EQ(o.obj.size(), csv_columns + 3);
+    EXPECT_EQ(o.obj.count("shape"), 0u);
+    EXPECT_EQ(o["dist"].str, rows[i].dist);
+    EXPECT_EQ(o["segments"].num, double(rows[i].segments));
+    EXPECT_EQ(o["n"].num, double(rows[i].n));
+    if (std::isnan(rows[i].pct_floor)) {
+      EXPECT_EQ(o["pct_floor"].k, json::kind::null);
+    } else {
+      EXPECT_EQ(o["pct_floor"].num, rows[i].pct_floor);
+    }
+  }
+  EXPECT_EQ(out[6]["check"].str, tricky);
+}
+
+TEST(SegmentRows, TableAndMarkdownGiveSegmentRowsATableOfTheirOwn) {
+  std::vector<cb::row> rows = mixed_rows();
+  const std::size_t first_segment = rows.size();
+  for (const auto& r : segment_rows()) rows.push_back(r);
+  const auto lines = lines_of(render(cb::options::format::table, rows));
+  std::vector<std::size_t> headers;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].starts_with("impl ")) headers.push_back(i);
+  ASSERT_EQ(headers.size(), 3u);  // whole-array, axis, segment
+  const std::string& titles = lines[headers[2]];
+  for (const char* title : {"type", "op", " n", "dist", "segments", "cold ms", "GB/s", "%floor", "x cub", "check"})
+    EXPECT_NE(titles.find(title), std::string::npos) << title;
+  EXPECT_EQ(titles.find("shape"), std::string::npos);
+  EXPECT_EQ(lines[headers[2] - 1], "");
+  ASSERT_EQ(lines.size(), headers[2] + 2 + 8);
+  const std::size_t check_at = titles.rfind("check");
+  for (std::size_t i = 0; i < 8; ++i) {
+    const std::string& line = lines[headers[2] + 2 + i];
+    EXPECT_TRUE(line.starts_with(rows[first_segment + i].impl + " ")) << line;
+    if (i != 5) {  // 5: tricky, on one line
+      EXPECT_EQ(line.substr(check_at), rows[first_segment + i].check) << line;
+    }
+  }
+  const std::string& first = lines[headers[2] + 2];
+  for (const char* cell : {" 16777216 ", " uniform:4 ", " 4194304 ", " 90.0 ", " 25.00 "})
+    EXPECT_NE(first.find(cell), std::string::npos) << cell << " in " << first;
+  // the whole-array and axis tables as without segment rows
+  const auto before = lines_of(render(cb::options::format::table, mixed_rows()));
+  EXPECT_EQ(std::vector<std::string>(lines.begin(), lines.begin() + std::ptrdiff_t(headers[2] - 1)), before);
+  // segment rows alone: one table, theirs
+  std::size_t tables = 0;
+  for (const auto& line : lines_of(render(cb::options::format::table, segment_rows())))
+    if (line.starts_with("impl ")) {
+      ++tables;
+      EXPECT_NE(line.find("segments"), std::string::npos);
+    }
+  EXPECT_EQ(tables, 1u);
+
+  const auto md = lines_of(render(cb::options::format::md, segment_rows()));
+  std::size_t segment_lines = 0;
+  for (std::size_t i = 2; i < md.size(); ++i) {
+    if (md[i].empty()) continue;
+    if (md_pipes(md[i]) == segment_display_columns + 1) ++segment_lines;
+    else ADD_FAILURE() << md[i];
+  }
+  EXPECT_EQ(segment_lines, 8u + 2);
+  EXPECT_NE(md[2].find("| dist | segments |"), std::string::npos) << md[2];
+}
+
+TEST(SegmentRows, TheFloorsCheckPasses) {
+  std::vector<cb::row> rows = segment_rows();
+  rows.erase(rows.begin() + 5);  // the tricky check
+  EXPECT_EQ(cb::exit_status(rows), 0);
+  rows.push_back(make_segment_row("cured", 64, "onebig", 9, 1, "got 1 want 2 at output 4 (1 of 9 outputs wrong)"));
+  EXPECT_EQ(cb::exit_status(rows), 1);
+}
+
 // ---- scripts/plot_bandwidth.py --check reads what write_report writes -------------------
 
 TEST(PlotScript, ChecksTheJsonReport) {
@@ -910,5 +1086,31 @@ TEST(PlotScript, AxesScriptsReadTheJsonReport) {
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("| float | sum | 2^20 | 3 | 80.0 | 1024x1024 axes 0 |"), std::string::npos) << text;
   EXPECT_NE(text.find("256x64x64 axes 0,2 cured: got 1 want 2 at output 3"), std::string::npos) << text;  // listed as wrong
+  std::filesystem::remove_all(dir);
+}
+
+// ---- scripts/segments_table.py reads what write_report writes -------------------------------
+
+TEST(PlotScript, SegmentsTableReadsTheJsonReport) {
+  const std::string python = CURED_PYTHON;
+  if (python.empty()) GTEST_SKIP() << "no python3";
+  const auto dir = std::filesystem::temp_directory_path() / ("cured_tests_bench_segments_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto good = dir / "segments.json", log = dir / "log.txt";
+  {
+    std::ofstream f(good);
+    cb::write_report(f, cb::options::format::json, make_info(), segment_rows());
+  }
+  const std::string cmd = "\"" + python + "\" \"" CURED_SEGMENTS_TABLE_SCRIPT "\" \"" + good.string() + "\" > \"" +
+                          log.string() + "\" 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream f(log);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("| 2^24 | uniform:4 | 4194304 | "), std::string::npos) << text;
+  EXPECT_NE(text.find("| 90.0 | 70 | 25.00 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("- float sum 2^24: >= 70% of floor on every distribution: met (worst 80.0% at 2^24 powerlaw"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("- float sum 2^24 empty-mixed cured: got"), std::string::npos) << text;  // listed as wrong
   std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,66 @@
+#pragma once
+// What the rows of axis and segmented workloads share: outputs copied back and checked output
+// by output, and what an entry of their op tables (bench/axis_ops.cuh, bench/segment_ops.cuh)
+// offers.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/answer.cuh"
+#include "harness/device_buffer.cuh"
+#include "harness/parallel_chunks.hpp"
+
+namespace cured::bench {
+
+/// "ok", or what the first output that differs holds, and how many differ (bit for bit, over
+/// every core).
+template <class Out>
+std::string compare_outputs(const std::vector<Out>& got, const std::vector<Out>& want) {
+  if (got.size() != want.size())
+    return "got " + std::to_string(got.size()) + " outputs, want " + std::to_string(want.size());
+  struct count {
+    std::size_t wrong = 0, first = 0;
+  };
+  const auto parts = harness::parallel_chunks<count>(std::int64_t(got.size()), [&](std::int64_t b, std::int64_t e) {
+    count c;
+    for (std::int64_t i = b; i < e; ++i)
+      if (!same_bits(got[std::size_t(i)], want[std::size_t(i)]) && c.wrong++ == 0) c.first = std::size_t(i);
+    return c;
+  });
+  std::size_t wrong = 0, first = 0;
+  for (const count& c : parts) {  // chunks in order: the first chunk with a wrong output has the first one
+    if (c.wrong > 0 && wrong == 0) first = c.first;
+    wrong += c.wrong;
+  }
+  if (wrong == 0) return "ok";
+  return "got " + value_string(got[first]) + " want " + value_string(want[first]) + " at output " +
+         std::to_string(first) + " (" + std::to_string(wrong) + " of " + std::to_string(got.size()) + " outputs wrong)";
+}
+
+/// d[0, count) on the host, once the work on `stream` has finished.
+template <class U>
+std::vector<U> copy_back(const harness::device_buffer<U>& d, std::int64_t count, cudaStream_t stream) {
+  CURED_CHECK(cudaStreamSynchronize(stream));
+  std::vector<U> h(static_cast<std::size_t>(count));
+  if (count > 0) CURED_CHECK(cudaMemcpy(h.data(), d.data(), std::size_t(count) * sizeof(U), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+/// Whether op entry E has rows for T (its `takes<T>`, where it has one).
+template <class E, class T>
+constexpr bool op_takes() {
+  if constexpr (requires { E::template takes<T>; }) return E::template takes<T>;
+  else return true;
+}
+
+/// Whether op entry E has a CUB peer (a `cub` entry).
+template <class E>
+constexpr bool op_has_cub() {
+  return requires { &E::template from_cub<float>; };
+}
+
+}  // namespace cured::bench

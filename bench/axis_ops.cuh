@@ -21,6 +21,7 @@
 
 #include "bench/axis_reference.cuh"
 #include "bench/op_names.hpp"
+#include "bench/outputs.cuh"
 #include "cured/axes.cuh"
 #include "cured/cured.cuh"
 #include "harness/inputs.cuh"
@@ -164,25 +165,14 @@ struct axis_arg_op {
 using axis_op_entries = std::tuple<axis_sum_op, axis_exact_op, axis_extreme_op<false>, axis_extreme_op<true>, axis_arg_op<false>,
                                    axis_arg_op<true>>;
 
-template <class... Entries>
-constexpr bool axis_ops_named_in_order(std::type_identity<std::tuple<Entries...>>) {
-  constexpr std::array<std::string_view, sizeof...(Entries)> names = {Entries::name...};
-  return names.size() == axis_op_names_in_order.size() &&
-         std::equal(names.begin(), names.end(), axis_op_names_in_order.begin());
-}
-static_assert(axis_ops_named_in_order(std::type_identity<axis_op_entries>{}),
+static_assert(ops_named_in_order(std::type_identity<axis_op_entries>{}, axis_op_names_in_order),
               "axis_op_entries and axis_op_names_in_order disagree");
 
-template <class F, class... Entries>
-bool with_axis_op_of(std::string_view name, F& f, std::type_identity<std::tuple<Entries...>>) {
-  return ((Entries::name == name ? (f(std::type_identity<Entries>{}), true) : false) || ...);
-}
-
-/// Calls f(std::type_identity<E>{}) for the entry E of axis_op_entries named `name`; false when
-/// none is.
+/// Calls f(std::type_identity<E>{}) for the entry E of axis_op_entries named `name`; false
+/// when none is.
 template <class F>
 bool with_axis_op(std::string_view name, F&& f) {
-  return with_axis_op_of(name, f, std::type_identity<axis_op_entries>{});
+  return with_op<axis_op_entries>(name, f);
 }
 
 }  // namespace cured::bench

@@ -5,9 +5,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "bench/answer.cuh"
@@ -61,6 +66,25 @@ constexpr bool op_takes() {
 template <class E>
 constexpr bool op_has_cub() {
   return requires { &E::template from_cub<float>; };
+}
+
+/// Whether an op table (a std::tuple of entries) names its ops in the order of `order`.
+template <class... Entries, class Order>
+constexpr bool ops_named_in_order(std::type_identity<std::tuple<Entries...>>, const Order& order) {
+  constexpr std::array<std::string_view, sizeof...(Entries)> names = {Entries::name...};
+  return names.size() == order.size() && std::equal(names.begin(), names.end(), order.begin());
+}
+
+template <class F, class... Entries>
+bool with_op_of(std::string_view name, F& f, std::type_identity<std::tuple<Entries...>>) {
+  return ((Entries::name == name ? (f(std::type_identity<Entries>{}), true) : false) || ...);
+}
+
+/// Calls f(std::type_identity<E>{}) for the entry E of the op table Table named `name`; false
+/// when none is.
+template <class Table, class F>
+bool with_op(std::string_view name, F&& f) {
+  return with_op_of(name, f, std::type_identity<Table>{});
 }
 
 }  // namespace cured::bench

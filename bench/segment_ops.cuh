@@ -30,6 +30,7 @@
 
 #include "bench/answer.cuh"
 #include "bench/op_names.hpp"
+#include "bench/outputs.cuh"
 #include "bench/segment_reference.cuh"
 #include "cured/cured.cuh"
 #include "harness/inputs.cuh"
@@ -169,25 +170,14 @@ struct segment_arg_op {
 using segment_op_entries = std::tuple<segment_sum_op, segment_exact_op, segment_extreme_op<false>,
                                       segment_extreme_op<true>, segment_arg_op<false>, segment_arg_op<true>>;
 
-template <class... Entries>
-constexpr bool segment_ops_named_in_order(std::type_identity<std::tuple<Entries...>>) {
-  constexpr std::array<std::string_view, sizeof...(Entries)> names = {Entries::name...};
-  return names.size() == segment_op_names_in_order.size() &&
-         std::equal(names.begin(), names.end(), segment_op_names_in_order.begin());
-}
-static_assert(segment_ops_named_in_order(std::type_identity<segment_op_entries>{}),
+static_assert(ops_named_in_order(std::type_identity<segment_op_entries>{}, segment_op_names_in_order),
               "segment_op_entries and segment_op_names_in_order disagree");
-
-template <class F, class... Entries>
-bool with_segment_op_of(std::string_view name, F& f, std::type_identity<std::tuple<Entries...>>) {
-  return ((Entries::name == name ? (f(std::type_identity<Entries>{}), true) : false) || ...);
-}
 
 /// Calls f(std::type_identity<E>{}) for the entry E of segment_op_entries named `name`; false
 /// when none is.
 template <class F>
 bool with_segment_op(std::string_view name, F&& f) {
-  return with_segment_op_of(name, f, std::type_identity<segment_op_entries>{});
+  return with_op<segment_op_entries>(name, f);
 }
 
 }  // namespace cured::bench

@@ -23,9 +23,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_bandwidth  # noqa: E402  (load and validate the report)
-
-# The check of the floor (cured-bench's no_result_check_axes): it computes no result.
-FLOOR_CHECK = "n/a: reads and writes only"
+import axes_table  # noqa: E402  (what the axis workloads' table shares: loading, sizes, the floor's check)
+from axes_table import FLOOR_CHECK, ReportError, _is_int, fmt, log2_exact, size_class, usable  # noqa: E402,F401
 
 # % of floor cured must reach on every distribution: {op: {log2 of the element count: percent}}.
 FLOOR_TARGETS = {
@@ -45,11 +44,6 @@ CUB_TARGET = 1.0
 CUB_FAR_TARGET = 20.0
 CUB_FAR_DISTS = ("uniform:268435456", "uniform:4")
 
-ReportError = plot_bandwidth.ReportError
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def validate_segments(doc):
@@ -70,33 +64,11 @@ def validate_segments(doc):
 
 def load_reports(paths):
     """The reports at paths, validated, as one: the first one's run, every one's rows."""
-    docs = []
-    for path in paths:
-        try:
-            doc = plot_bandwidth.load(path)
-            validate_segments(doc)
-        except ReportError as e:
-            raise ReportError(f"{path}: {e}") from e
-        docs.append(doc)
-    return {"run": docs[0]["run"], "rows": [r for d in docs for r in d["rows"]]}
-
+    return axes_table.load_reports(paths, validate_segments)
 
 def segment_rows(doc):
     """The report's segment rows (those with a dist)."""
     return [r for r in doc["rows"] if "dist" in r]
-
-
-def size_class(n):
-    """'2^k' for a power of two, else n."""
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
-
-
-def log2_exact(n):
-    return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else None
-
-
-def usable(row):
-    return row.get("check") == "ok" or (row["impl"] == "floor" and row.get("check") == FLOOR_CHECK)
 
 
 def where(row):
@@ -138,10 +110,6 @@ def worst(rows, key):
         if v is not None and (best[0] is None or v < best[0]):
             best = (v, r)
     return best
-
-
-def fmt(x, digits=1):
-    return "-" if x is None else f"{x:.{digits}f}"
 
 
 def targets(type_name, op, workloads):

@@ -46,15 +46,6 @@ namespace detail {
 template <class Explicit, class T>
 using axis_sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<std::remove_const_t<T>>, Explicit>;
 
-/// The blocking forms: the asynchronous one on the calling thread's workspace, then a wait.
-template <class Enqueue>
-void axis_blocking(cudaStream_t stream, Enqueue enqueue) {
-  workspace& ws = thread_workspace();
-  { workspace::use wait(ws, stream, true); }  // the thread's earlier call on another stream, finished
-  enqueue(ws);
-  CURED_CHECK(cudaStreamSynchronize(stream));
-}
-
 }  // namespace detail
 
 // ---- asynchronous ---------------------------------------------------------------------------
@@ -141,58 +132,58 @@ void exact_sum_async(const strided_view<T>& in, const axes& along,
 template <class T, class Out, class Transform, class Op, class Init>
 void transform_reduce(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, Transform transform,
                       Op op, Init init, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { transform_reduce_async(in, along, out, transform, op, init, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { transform_reduce_async(in, along, out, transform, op, init, ws, stream); });
 }
 
 template <class T, class Out, class Op, class Init>
 void reduce(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, Op op, Init init,
             cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { reduce_async(in, along, out, op, init, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { reduce_async(in, along, out, op, init, ws, stream); });
 }
 
 template <class Acc = void, class T, class Out>
 void sum(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { sum_async<Acc>(in, along, out, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { sum_async<Acc>(in, along, out, ws, stream); });
 }
 
 template <class T>
 void exact_sum(const strided_view<T>& in, const axes& along,
                const strided_view<exact_result_t<std::remove_const_t<T>>>& out, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { exact_sum_async(in, along, out, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { exact_sum_async(in, along, out, ws, stream); });
 }
 
 template <class T, class Out>
 void min(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { min_async(in, along, out, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { min_async(in, along, out, ws, stream); });
 }
 
 template <class T, class Out>
 void max(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { max_async(in, along, out, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { max_async(in, along, out, ws, stream); });
 }
 
 template <class T>
 void argmin(const strided_view<T>& in, const axes& along, const strided_view<index_t>& indices,
             cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { argmin_async(in, along, indices, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { argmin_async(in, along, indices, ws, stream); });
 }
 
 template <class T>
 void argmin(const strided_view<T>& in, const axes& along, const strided_view<index_t>& indices,
             const strided_view<std::remove_const_t<T>>& values, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { argmin_async(in, along, indices, values, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { argmin_async(in, along, indices, values, ws, stream); });
 }
 
 template <class T>
 void argmax(const strided_view<T>& in, const axes& along, const strided_view<index_t>& indices,
             cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { argmax_async(in, along, indices, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { argmax_async(in, along, indices, ws, stream); });
 }
 
 template <class T>
 void argmax(const strided_view<T>& in, const axes& along, const strided_view<index_t>& indices,
             const strided_view<std::remove_const_t<T>>& values, cudaStream_t stream = nullptr) {
-  detail::axis_blocking(stream, [&](workspace& ws) { argmax_async(in, along, indices, values, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { argmax_async(in, along, indices, values, ws, stream); });
 }
 
 }  // namespace cured

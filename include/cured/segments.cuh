@@ -81,13 +81,12 @@ inline std::string segment_error_message(unsigned bits) {
 /// word in mapped host memory, a wait, then the status.
 template <class Enqueue>
 void segment_blocking(cudaStream_t stream, Enqueue enqueue) {
-  workspace& ws = thread_workspace();
-  { workspace::use wait(ws, stream, true); }  // the thread's earlier call on another stream, finished
-  auto* word = static_cast<unsigned*>(ws.host_result_on_device());
-  enqueue(ws, word);
-  CURED_CHECK(cudaStreamSynchronize(stream));
-  const unsigned bits = *static_cast<const volatile unsigned*>(ws.host_result());
-  if (bits) throw_invalid(segment_error_message(bits));
+  const volatile unsigned* word = nullptr;
+  enqueue_and_wait(stream, [&](workspace& ws) {
+    word = static_cast<const volatile unsigned*>(ws.host_result());
+    enqueue(ws, static_cast<unsigned*>(ws.host_result_on_device()));
+  });
+  if (const unsigned bits = *word) throw_invalid(segment_error_message(bits));
 }
 
 }  // namespace detail

@@ -34,6 +34,7 @@
 #include "cpu/random.hpp"
 #include "cured/cured.cuh"
 #include "harness/inputs.cuh"
+#include "tests/support/elements.cuh"
 #include "tests/support/gpu.cuh"
 
 namespace {
@@ -43,35 +44,20 @@ using cured::index_t;
 using cured::strided_view;
 using cured::cpu::axis_shape;
 using cured::test::device_buffer;
+using cured::test::from_double;
+using cured::test::is_half;
+using cured::test::same_bits;
+using cured::test::to_double;
 
 // ---- element types ----------------------------------------------------------------------------
 
 template <class T>
-constexpr bool is_half = std::is_same_v<T, __half>;
-template <class T>
 constexpr bool is_floating = std::is_floating_point_v<T> || is_half<T>;
-
-template <class T>
-double to_double(const T& x) {
-  if constexpr (is_half<T>) return double(__half2float(x));
-  else return double(x);
-}
-
-template <class T>
-T from_double(double x) {
-  if constexpr (is_half<T>) return __float2half_rn(float(x));
-  else return T(x);
-}
 
 template <class T>
 bool is_nan(const T& x) {
   if constexpr (is_floating<T>) return std::isnan(to_double(x));
   else return false;
-}
-
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 template <class T>

@@ -27,38 +27,23 @@
 #include "cpu/random.hpp"
 #include "cpu/reference.hpp"
 #include "cured/cured.cuh"
+#include "tests/support/elements.cuh"
 #include "tests/support/gpu.cuh"
 
 namespace {
 
 using cured::index_t;
 using cured::test::device_buffer;
+using cured::test::from_double;
+using cured::test::is_half;
+using cured::test::same_bits;
+using cured::test::to_double;
 using offsets_t = std::vector<std::int64_t>;
-
-template <class T>
-constexpr bool is_half = std::is_same_v<T, __half>;
-
-template <class T>
-double to_double(const T& x) {
-  if constexpr (is_half<T>) return double(__half2float(x));
-  else return double(x);
-}
-
-template <class T>
-T from_double(double x) {
-  if constexpr (is_half<T>) return __float2half_rn(float(x));
-  else return T(x);
-}
 
 template <class T>
 bool is_nan(const T& x) {
   if constexpr (std::is_integral_v<T>) return false;
   else return std::isnan(to_double(x));
-}
-
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 bool fits(std::int64_t values) { return values <= cured::test::max_test_n(); }

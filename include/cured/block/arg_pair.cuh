@@ -45,9 +45,6 @@ struct shuffle<device::arg_pair<I, T>> {
   __device__ __forceinline__ static device::arg_pair<I, T> down(const device::arg_pair<I, T>& v, int offset) {
     return {__shfl_down_sync(0xffffffffu, v.index, offset), warp::shuffle_down(v.value, offset)};
   }
-  __device__ __forceinline__ static device::arg_pair<I, T> up(const device::arg_pair<I, T>& v, int offset) {
-    return {__shfl_up_sync(0xffffffffu, v.index, offset), warp::shuffle_up(v.value, offset)};
-  }
 };
 
 }  // namespace cured::warp

@@ -37,4 +37,14 @@ Acc blocking(cudaStream_t stream, Enqueue enqueue) {
   return r;
 }
 
+/// The blocking forms whose results go to device memory (along axes, per segment): the
+/// asynchronous form, `enqueue(ws)`, on the thread's workspace, then a wait for the stream.
+template <class Enqueue>
+void enqueue_and_wait(cudaStream_t stream, Enqueue enqueue) {
+  workspace& ws = thread_workspace();
+  { workspace::use wait(ws, stream, true); }  // the thread's earlier call on another stream, finished
+  enqueue(ws);
+  CURED_CHECK(cudaStreamSynchronize(stream));
+}
+
 }  // namespace cured::detail

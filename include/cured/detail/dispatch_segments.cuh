@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
+#include "cured/detail/canonical.cuh"
 #include "cured/detail/launch.cuh"
 #include "cured/detail/tuning.cuh"
 #include "cured/device/axis_exact.cuh"
@@ -46,26 +48,28 @@ enum segment_error : unsigned {
 
 namespace detail {
 
-/// An output per segment: element s at data + s * stride.
+/// An output per segment as a view of one axis: element s at data + s * strides[0].
 template <class Out>
-struct segment_out {
-  Out* data;
-  std::int64_t stride;
-};
-
-template <class Out>
-segment_out<Out> as_segment_out(Out* p, std::int64_t) {
-  return {p, 1};
+strided_view<Out> as_segment_out(Out* p, std::int64_t count) {
+  return view(p, {count});
 }
 
 template <class Out>
-segment_out<Out> as_segment_out(const strided_view<Out>& v, std::int64_t count) {
+strided_view<Out> as_segment_out(const strided_view<Out>& v, std::int64_t count) {
   if (v.rank != 1 || v.extents[0] != count)
     throw_invalid("the output of " + std::to_string(count) + " segments must be a view of one axis of " +
                   std::to_string(count) + " elements");
   if (count > 1 && v.strides[0] < 1)
     throw_invalid("the output's stride must be positive, not " + std::to_string(v.strides[0]));
-  return {v.data, v.strides[0]};
+  return v;
+}
+
+/// The bytes [first, last) an output touches (none for no segments).
+template <class Out>
+std::pair<std::uintptr_t, std::uintptr_t> bytes_of(const strided_view<Out>& v) {
+  std::uintptr_t first = 0, last = 0;
+  if (v.extents[0] > 0) byte_range(v, first, last);
+  return {first, last};
 }
 
 /// The plain and arg stores of the axis engine, at segment s's offset.
@@ -106,13 +110,6 @@ struct segment_outputs {
   }
   __device__ __forceinline__ std::int64_t element(std::int64_t i) const { return i; }
 };
-
-/// The first byte of p and one past its last element's (a view of count elements).
-template <class Out>
-void segment_out_bytes(const segment_out<Out>& o, std::int64_t count, std::uintptr_t& first, std::uintptr_t& last) {
-  first = reinterpret_cast<std::uintptr_t>(o.data);
-  last = first + (std::uintptr_t(count - 1) * std::uintptr_t(o.stride) + 1) * sizeof(Out);
-}
 
 /// Throws unless p is memory the device can write: device, managed, or mapped host memory.
 inline void check_status_pointer(const unsigned* p) {
@@ -157,9 +154,9 @@ void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc ide
     if (a < v1 && v0 < b) throw_invalid("the output overlaps the values");
     if (a < f1 && f0 < b) throw_invalid("the output overlaps the offsets");
   }
-  constexpr unsigned block = axis_policy::block;
-  constexpr auto kernel = device::segments_kernel<axis_policy, In, Acc, Load, Op, Store>;
-  constexpr std::int64_t chunk = std::int64_t(block) * device::segment_items_per_thread<In>;
+  constexpr unsigned block = segment_policy::block;
+  constexpr auto kernel = device::segments_kernel<segment_policy, In, Acc, Load, Op, Store>;
+  constexpr std::int64_t chunk = std::int64_t(block) * segment_policy::items_per_thread<In>;
   device::segment_shape shape;
   shape.offsets = seg.offsets;
   shape.segments = seg.count;
@@ -198,11 +195,9 @@ void segment_plain(const T* values, std::int64_t n, const segments& seg, const O
   using In = std::remove_const_t<T>;
   const auto o = as_segment_out(out, seg.count);
   using Out = std::remove_pointer_t<decltype(o.data)>;
-  std::uintptr_t a = 0, b = 0;
-  if (seg.count > 0) segment_out_bytes(o, seg.count, a, b);
   segment_launch(static_cast<const In*>(values), n, seg, identity_of<Op, Acc>(op), load, op,
-                 segment_store<device::plain_store<Out, Acc, Op>>{{o.data, init, op}, o.stride}, {{a, b}}, ws, stream,
-                 status, no_segment_then{});
+                 segment_store<device::plain_store<Out, Acc, Op>>{{o.data, init, op}, o.strides[0]}, {bytes_of(o)}, ws,
+                 stream, status, no_segment_then{});
 }
 
 /// The index within its segment of each segment's extreme value (Max: the maximum), and the
@@ -213,24 +208,22 @@ void segment_arg(const T* values, std::int64_t n, const segments& seg, const I& 
   using In = std::remove_const_t<T>;
   using kv = key_value<In>;
   using op = std::conditional_t<Max, arg_maximum, arg_minimum>;
-  const segment_out<index_t> idx = as_segment_out(indices, seg.count);
-  segment_out<In> val{nullptr, 0};
-  std::uintptr_t a = 0, b = 0, c = 0, d = 0;
+  const strided_view<index_t> idx = as_segment_out(indices, seg.count);
+  const auto [a, b] = bytes_of(idx);
+  strided_view<In> val;  // null, no bytes, unless values_out
+  std::pair<std::uintptr_t, std::uintptr_t> val_bytes{0, 0};
   if (values_out) {
     val = as_segment_out(*values_out, seg.count);
-    if (val.stride != idx.stride) throw_invalid("the values' stride differs from the indices'");
-  }
-  if (seg.count > 0) {
-    segment_out_bytes(idx, seg.count, a, b);
-    if (values_out) {
-      segment_out_bytes(val, seg.count, c, d);
-      if (a < d && c < b) throw_invalid("the values overlap the indices");
+    if (val.strides[0] != idx.strides[0]) throw_invalid("the values' stride differs from the indices'");
+    val_bytes = bytes_of(val);
+    if (seg.count > 0) {
+      if (a < val_bytes.second && val_bytes.first < b) throw_invalid("the values overlap the indices");
       workspace::check_device_pointer(val.data, "the values", ws.device());
     }
   }
   segment_launch(values, n, seg, op::template identity<kv>(), device::index_load<In>{}, op{},
-                 segment_store<device::arg_store<In>>{{idx.data, val.data}, idx.stride},
-                 {{a, b}, {values_out ? c : 0, values_out ? d : 0}}, ws, stream, status, no_segment_then{});
+                 segment_store<device::arg_store<In>>{{idx.data, val.data}, idx.strides[0]}, {{a, b}, val_bytes}, ws,
+                 stream, status, no_segment_then{});
 }
 
 /// out[s] = the exact sum of segment s, rounded once; undecided segments go to the second launch.
@@ -240,19 +233,17 @@ void segment_exact(const T* values, std::int64_t n, const segments& seg, const O
   using In = std::remove_const_t<T>;
   using Out = exact_result_t<In>;
   namespace ex = device::exact;
-  const segment_out<Out> o = as_segment_out(out, seg.count);
-  std::uintptr_t a = 0, b = 0;
-  if (seg.count > 0) segment_out_bytes(o, seg.count, a, b);
+  const strided_view<Out> o = as_segment_out(out, seg.count);
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const device::segment_shape& shape, const unsigned* word) {
     constexpr unsigned block = axis_policy::block;
     constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, segment_outputs>;
     const std::int64_t grid = wave_grid<kernel>(ceil_div(shape.segments, block), block, ws.device(), ws.sm_count());
     launch_kernel(kernel, launch_shape{grid, 1, block}, stream, values,
-                  segment_outputs{shape.offsets, shape.segments, o.stride, word}, o.data, st);
+                  segment_outputs{shape.offsets, shape.segments, o.strides[0], word}, o.data, st);
   };
   segment_launch(values, n, seg, ex::axis_identity, ex::widen_load{}, ex::bounded_plus{},
-                 segment_exact_store<Out>{o.data, st, o.stride}, {{a, b}}, ws, stream, status, rest);
+                 segment_exact_store<Out>{o.data, st, o.strides[0]}, {bytes_of(o)}, ws, stream, status, rest);
 }
 
 }  // namespace detail

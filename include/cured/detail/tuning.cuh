@@ -37,6 +37,28 @@ struct axis_policy {
   static constexpr unsigned block = 256;
 };
 
+/// segments_kernel (docs/PERF.md#segmented-reductions).
+struct segment_policy {
+  static constexpr unsigned block = 256;
+  /// Three blocks (85 registers): at four the kernel spilled and ran 10-25% slower on every
+  /// distribution; without a bound it took 128 registers and two blocks.
+  static constexpr int min_blocks_per_sm = 3;
+  /// Items a thread walks in a chunk of short segments; the chunk's positions and values fit
+  /// 48 KiB of shared memory. Odd, so that the threads' walks (V items apart) fall in different
+  /// banks: 15 instead of 16 took lengths of 4 from 27.9% to 32.9% of the floor (2^28 floats).
+  template <class In>
+  static constexpr int items_per_thread = sizeof(In) <= 4 ? 15 : 11;
+  /// Ends a thread loads at once after a chunk's first Block: two batches for the rest.
+  template <class In>
+  static constexpr int end_batch = (items_per_thread<In> - 1) / 2;
+  /// A segment is read as a run by the whole block from this many values (at 2048 a float
+  /// segment of 2048 was a run of 8 KiB per block, 44% of the floor; a warp each: 103%), and by a
+  /// warp from warp_min (below it a warp's one round trip of under 1 KiB per segment is slower
+  /// than the chunks).
+  static constexpr long long run_min = 8192;
+  static constexpr long long warp_min = 256;
+};
+
 /// exact_sum's kernels run blocks of Block = 128 or 256 threads (256 unless a test asks).
 template <unsigned Block>
 struct exact_bins_policy {  ///< bins_kernel (float, bfloat16, half)

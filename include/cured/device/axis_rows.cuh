@@ -51,13 +51,6 @@ inline constexpr int short_rows_outputs = 4;
 template <class In>
 inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
 
-/// *p, through the read-only path where the type allows.
-template <class In>
-__device__ __forceinline__ In load_element(const In* p) {
-  if constexpr (std::is_arithmetic_v<In>) return __ldg(p);
-  else return *p;
-}
-
 /// total op= the reduction of load(index + l * multiplier, p[l * stride]) over the elements
 /// l = lane, lane + lanes, ... of a row of `length` (lanes threads share it, each calling with
 /// its lane).

@@ -1,130 +1,47 @@
 #pragma once
 // The segmented reductions' kernel: store(s, reduction of values[offsets[s], offsets[s + 1]),
-// length) for every segment s, the work balanced over blocks by elements and segments alike.
+// length) for every segment s, balanced over blocks by elements and segment ends alike.
 //
-// The work is the merge of the elements and the segment ends, one item each: the end of
-// segment j comes before element i when offsets[j + 1] <= i, so it is item
-// j + offsets[j + 1] - offsets[0]. Each block takes an equal range of items, finds where it
-// starts with a block-wide search of the offsets (split_of), and walks its range in chunks of
-// Block * V items:
-//  - a chunk with no segment end: the whole run up to the next end (or the range's end) is
-//    read as 16-byte vectors into each thread's accumulator, so a long segment is read as a
-//    whole array is;
-//  - a chunk with ends: its ends and elements go to shared memory, each thread walks V items
-//    and stores the segments that start and end among them, and a segmented scan over the
-//    threads gives each thread what came before its first end.
-// A segment that spans blocks: the block where it starts stores its part (after its last end),
-// the others theirs (before their first end), and the block that arrives last combines the
-// parts in block order (split_combine.cuh). The order of every combination depends only on the
-// offsets and the launch: results are bit-identical run to run.
+// The values and the segment ends merge into one sequence of items (the end of segment j
+// comes before value i when offsets[j + 1] <= i: it is item j + offsets[j + 1] - offsets[0]).
+// Each block of one wave takes an equal range of items, finds its first end with a block-wide
+// search (block/partition_point.cuh) and walks from segment to segment:
+//  - Policy::run_min values or more, the rest of the range, or what is left of a segment begun
+//    in an earlier block: 16-byte vectors read by the whole block, then a block reduction;
+//  - medium segments (from Policy::warp_min), one after another: a warp each;
+//  - shorter ones: a chunk of items, its values staged in shared memory and its ends as
+//    positions; each thread walks V items, stores the segments that start and end among them,
+//    and a segmented scan over the threads brings it what came before its first end. The chunk
+//    ends at its last end.
+// A segment cut by a range is combined by the last of its blocks to arrive, in block order
+// (grid/split_combine.cuh). Every order of combination depends only on the offsets and the
+// launch: results are bit-identical run to run.
 //
-// The offsets are read once, by the chunks whose ends they are; each chunk checks its ends
-// against each other and the elements it holds, and the last block to finish checks that the
-// blocks' ranges of ends meet, so offsets that decrease or leave [0, n] always set a bit of
-// *status (segment_offsets_*), and the values are read only inside [offsets[0], offsets[count])
-// once offsets[0] >= 0 and offsets[count] <= n.
-
-#include <cuda_pipeline.h>
+// The offsets are read once, each by the chunk or walk that meets it, and checked against the
+// one before it; the last block checks that the blocks' ranges of ends meet. So offsets that
+// decrease or leave [0, n] always set a bit of *status, and no value outside [0, n) is read.
 
 #include <cstdint>
 #include <type_traits>
 
 #include "cured/block/block_reduce.cuh"
+#include "cured/block/partition_point.cuh"
 #include "cured/device/axis_rows.cuh"
+#include "cured/device/segment_args.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/load.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
 
-/// Bits of a segmented reduction's status word (0: the offsets were valid).
-inline constexpr unsigned segment_offsets_decrease = 1;  ///< some offset is below the one before it
-inline constexpr unsigned segment_offsets_outside = 2;   ///< offsets[0] < 0 or offsets[count] > n
-
-/// A segmented reduction, as its kernel takes it.
-struct segment_shape {
-  const std::int64_t* offsets = nullptr;  ///< segments + 1 of them
-  std::int64_t segments = 0;
-  std::int64_t n = 0;         ///< the values' count
-  bool vectors = false;       ///< the values may be read as 16-byte vectors (aligned to their size)
-  bool stream_first = false;  ///< l2_policy of the runs' loads
-  bool async_copy = false;    ///< the values may be staged by 4- or 8-byte asynchronous copies
-};
-
-/// The kernel's state in the workspace, zero between launches where it says so.
-struct segment_scratch {
-  unsigned* parts;         ///< two accumulators per block: the part before its first end, after its last
-  unsigned* counters;      ///< one per block, zero between launches
-  unsigned* error;         ///< one word, zero between launches
-  unsigned* ticket;        ///< one word, zero between launches
-  std::int64_t* ranges;    ///< two per block: the first and one past the last segment end it walked
-};
-
-__device__ __forceinline__ std::int64_t smaller(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
-__device__ __forceinline__ std::int64_t larger(std::int64_t a, std::int64_t b) { return a < b ? b : a; }
-
-/// The number of segment ends among the first `d` items: the first j in [0, segments] with
-/// item(j) >= d. Every thread of the block calls it and gets the same answer; each round
-/// samples Block ends, so that 2^26 segments take four rounds.
-template <unsigned Block>
-__device__ std::int64_t split_of(const std::int64_t* offsets, std::int64_t segments, std::int64_t o0,
-                                 std::int64_t d) {
-  std::int64_t lo = 0, hi = segments;
-  while (lo < hi) {
-    const std::int64_t step = (hi - lo + Block - 1) / Block;
-    const std::int64_t j = lo + std::int64_t(threadIdx.x) * step;
-    const bool before = j < hi && j + (__ldg(offsets + j + 1) - o0) < d;
-    const std::int64_t c = __syncthreads_count(before);
-    if (c == 0) {
-      hi = lo;
-    } else if (step == 1) {
-      lo += c;
-      hi = lo;
-    } else {
-      const std::int64_t next_hi = smaller(hi, lo + c * step);
-      lo += (c - 1) * step + 1;
-      hi = next_hi;
-    }
-  }
-  return lo;
-}
-
-/// Blocks of the segments kernel resident per multiprocessor (its registers are bounded to fit).
-inline constexpr int segment_blocks_per_sm = 3;
-
-/// Items per chunk of the segments kernel: Policy::block * segment_items_per_thread<In> (the
-/// chunk's positions and elements within 48 KiB of shared memory).
-/// Odd, so that the threads' walks (V items apart) fall in different banks.
-template <class In>
-inline constexpr int segment_items_per_thread = sizeof(In) <= 4 ? 15 : 11;
-/// Ends a thread loads at once after a chunk's first Block: two batches for the rest.
-template <class In>
-inline constexpr int segment_end_batch = (segment_items_per_thread<In> - 1) / 2;
-/// A segment is read as a run (16-byte vectors, then a block reduction) from this many elements,
-/// and by a warp (whole segments one after another, a warp each) from segment_warp_min.
-inline constexpr std::int64_t segment_run_min = 8192;
-inline constexpr std::int64_t segment_warp_min = 256;
-
-/// *dst = *src (shared from global) through an asynchronous copy where the element allows it
-/// (4 or 8 bytes, aligned to its size: `async`), else through a register.
-template <class In>
-__device__ __forceinline__ void stage_element(In* dst, const In* src, bool async) {
-  if constexpr (sizeof(In) == 4 || sizeof(In) == 8) {
-    if (async) {
-      __pipeline_memcpy_async(dst, src, sizeof(In));
-      return;
-    }
-  }
-  *dst = load_element(src);
-}
-
 template <class Policy, class In, class Acc, class Load, class Op, class Store>
-__global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
+__global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
     segments_kernel(const In* __restrict__ in, const segment_shape shape, Acc identity, Load load, Op op, Store store,
                     segment_scratch scratch, unsigned* status) {
   constexpr unsigned B = Policy::block;
-  constexpr int V = segment_items_per_thread<In>;
-  constexpr int batch = segment_end_batch<In>;
+  constexpr int V = Policy::template items_per_thread<In>;
+  constexpr int batch = Policy::template end_batch<In>;
+  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min;
   static_assert((V - 1) % batch == 0);
   constexpr int T = int(B) * V;
   constexpr unsigned warps = B / 32;
@@ -137,7 +54,6 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
   __shared__ bool warp_closed[warps];
   __shared__ Acc carry;      // the open segment's part from the block's start or last end
   __shared__ Acc head_part;  // the block's first segment, when it started in an earlier block
-
   const unsigned t = threadIdx.x, lane = t % 32, w = t / 32;
   const std::int64_t* off = shape.offsets;
   const std::int64_t S = shape.segments, G = gridDim.x, b = blockIdx.x;
@@ -149,7 +65,7 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
     const std::int64_t total = S + (oS - o0), per = (total + G - 1) / G;
     const std::int64_t D0 = smaller(total, b * per), D1 = smaller(total, D0 + per);
     if (D0 < D1) {
-      first = split_of<B>(off, S, o0, D0);
+      first = block::partition_point<B>(0, S, [&](std::int64_t j) { return j + (__ldg(off + j + 1) - o0) < D0; });
       s = first;
       std::int64_t d = D0, i = o0 + D0 - first;  // the next item, the next element
       std::int64_t begin = __ldg(off + s);       // the open segment's first element
@@ -174,10 +90,8 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
           break;
         }
         const bool fresh = i == begin;  // nothing of the open segment read yet
-        if (gap >= segment_run_min || d + gap >= D1 || (!fresh && gap >= segment_warp_min)) {
-          // A long segment, the rest of the range, or what is left of a segment begun in an
-          // earlier block: its elements read as a run (the next segment's end fetched
-          // meanwhile).
+        if (gap >= run_min || d + gap >= D1 || (!fresh && gap >= warp_min)) {
+          // A run (the next segment's end fetched meanwhile).
           const std::int64_t len = smaller(gap, D1 - d);
           if (s + 1 < S) {
             known_for = s + 1;
@@ -205,16 +119,15 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
           __syncthreads();
           continue;
         }
-        if (gap >= segment_warp_min) {
-          // Whole segments of medium length from here: a warp each, as many as follow one
-          // another within the range (up to Block of them).
+        if (gap >= warp_min) {
+          // Medium segments from here, as many as follow one another in the range (up to Block).
           const std::int64_t j = s + t;
           const std::int64_t e = j < S ? __ldg(off + j + 1) : 0;
           window[t] = e;
           if (t == 0) group = B;
           __syncthreads();
           const std::int64_t length = e - (t ? window[t - 1] : i);
-          const bool medium = j < S && length >= segment_warp_min && length < segment_run_min && e <= oS &&
+          const bool medium = j < S && length >= warp_min && length < run_min && e <= oS &&
                               std::int64_t(t) + (e - i) < D1 - d;
           if (!medium) atomicMin(&group, t);
           __syncthreads();
@@ -238,17 +151,15 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
           }
           __syncthreads();
         }
-        // A chunk of short segments (the first end inside it: gap < segment_warp_min <= items):
-        // its elements staged in shared memory as its ends are
-        // counted, each end's position in the chunk (item e + end - i) after them.
+        // A chunk (its first end inside: gap < warp_min <= items): values staged while its ends
+        // are counted, each end's position in the chunk (item e + end - i) after them.
         const std::int64_t items = smaller(T, D1 - d);
         const std::int64_t staged = smaller(items, oS - i);
 #pragma unroll
         for (int r = 0; r < V; ++r)
           if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
         __pipeline_commit();
-        // The ends: Block of them, then batches of Block * segment_end_batch while every
-        // thread's last one was inside the chunk.
+        // Its ends: Block, then batches of Block * batch while every thread's last is inside.
         std::int64_t k = 0;
         const auto count_ends = [&](int r0, auto width) {
           constexpr int W = decltype(width)::value;
@@ -272,8 +183,7 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
         if (count_ends(0, std::integral_constant<int, 1>{}))
           for (int r = 1; r < V && count_ends(r, std::integral_constant<int, batch>{}); r += batch) {
           }
-        // The chunk ends at its last end: the next one starts on a segment's first element,
-        // where a long or medium segment is read as a run or by a warp.
+        // The chunk ends at its last end: the next step starts on a segment's first value.
         const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
         const std::int64_t m = used - k;  // the chunk's elements
         if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
@@ -386,13 +296,13 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
         if (t == 0) carry = op(carry, r);
       }
       __syncthreads();
-      // The segments that span blocks: this block's parts of them, the last to arrive combines.
       const auto block_of_end = [&](std::int64_t j) { return (j + (__ldg(off + j + 1) - o0)) / per; };
       const auto join = [&](std::int64_t slot, const Acc* part, std::int64_t from, std::int64_t to,
                             std::int64_t segment) {
         if (t == 0) store_part(scratch.parts, slot, *part);
         if (!last_to_arrive(scratch.counters + from, unsigned(to - from + 1))) return;
-        // Block `from`'s part after its last end, then the others' before their first end.
+        // A segment spanning blocks from..to: `from`'s part after its last end, then the others'
+        // before their first end, combined by the last to arrive.
         const std::int64_t count = to - from + 1, each = (count + B - 1) / B;
         Acc r = identity;
         for (std::int64_t q = from + t * each; q < smaller(to + 1, from + (t + 1) * each); ++q)
@@ -402,8 +312,7 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
         __syncthreads();
       };
       if (!error && head_from_before) {
-        // The first segment started in an earlier block: this block holds a middle part (no
-        // end here) or its last (its end here).
+        // The first segment began in an earlier block: a middle part here (no end) or its last.
         const std::int64_t from = (first + __ldg(off + first) - o0) / per;
         const std::int64_t to = head_open ? block_of_end(first) : b;
         if (from >= 0 && from < b && to >= b && to < G) join(2 * b, head_open ? &carry : &head_part, from, to, first);
@@ -425,14 +334,7 @@ __global__ void __launch_bounds__(Policy::block, segment_blocks_per_sm)
   if (!last_to_arrive(scratch.ticket, unsigned(G))) return;
   // The last block: the blocks' ranges of ends meet and cover [0, S).
   bool gap = false;
-  if (!(__ldcg(scratch.error) & segment_offsets_outside)) {
-    for (std::int64_t q = t; q < G; q += B) {
-      const std::int64_t from = __ldcg(scratch.ranges + 2 * q), to = __ldcg(scratch.ranges + 2 * q + 1);
-      const std::int64_t next = q + 1 < G ? __ldcg(scratch.ranges + 2 * q + 2) : S;
-      // Blocks past the items (more blocks than items) walked nothing: S, S.
-      gap |= (q == 0 && from != 0 && S > 0) || to != next || from > to;
-    }
-  }
+  if (!(__ldcg(scratch.error) & segment_offsets_outside)) gap = ranges_gap<B>(scratch.ranges, G, S);
   gap = __syncthreads_or(gap);
   const unsigned all = __ldcg(scratch.error) | (gap ? segment_offsets_decrease : 0u);
   if (all) {

@@ -62,4 +62,19 @@ __device__ __forceinline__ bool last_to_arrive(unsigned* counter, unsigned split
   return last;
 }
 
+/// Whether, as far as this thread looks (blocks threadIdx.x, + Block, ...), the ranges
+/// [ranges[2b], ranges[2b + 1]) of `blocks` blocks fail to follow one another from 0 to `total`
+/// (a block that took nothing holds total, total). Called by every thread of a block once every
+/// block has written its range; __syncthreads_or of the answers is the whole block's.
+template <unsigned Block>
+__device__ __forceinline__ bool ranges_gap(const std::int64_t* ranges, std::int64_t blocks, std::int64_t total) {
+  bool gap = false;
+  for (std::int64_t q = threadIdx.x; q < blocks; q += Block) {
+    const std::int64_t from = __ldcg(ranges + 2 * q), to = __ldcg(ranges + 2 * q + 1);
+    const std::int64_t next = q + 1 < blocks ? __ldcg(ranges + 2 * q + 2) : total;
+    gap |= (q == 0 && from != 0 && total > 0) || to != next || from > to;
+  }
+  return gap;
+}
+
 }  // namespace cured::device

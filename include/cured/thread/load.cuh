@@ -5,8 +5,11 @@
 //   const input_span<float> s = span_of(d_x, n);        // on the host or the device
 //   vector16<float> v = load_vector(body + i, l2_policy(evict_first));
 
+#include <cuda_pipeline.h>
+
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace cured::device {
 
@@ -94,6 +97,27 @@ __host__ __device__ inline input_span<In> span_of(const In* in, std::int64_t n) 
     }
   }
   return s;
+}
+
+/// *p, through the read-only path where the type allows.
+template <class In>
+__device__ __forceinline__ In load_element(const In* p) {
+  if constexpr (std::is_arithmetic_v<In>) return __ldg(p);
+  else return *p;
+}
+
+/// *dst = *src (shared from global) through an asynchronous copy where the element allows it
+/// (4 or 8 bytes, aligned to its size: `async`; complete after __pipeline_commit() and
+/// __pipeline_wait_prior), else through a register.
+template <class In>
+__device__ __forceinline__ void stage_element(In* dst, const In* src, bool async) {
+  if constexpr (sizeof(In) == 4 || sizeof(In) == 8) {
+    if (async) {
+      __pipeline_memcpy_async(dst, src, sizeof(In));
+      return;
+    }
+  }
+  *dst = load_element(src);
 }
 
 }  // namespace cured::device

@@ -40,7 +40,7 @@ struct axis_policy {
 /// segments_kernel (docs/PERF.md#segmented-reductions).
 struct segment_policy {
   static constexpr unsigned block = 256;
-  /// Three blocks (85 registers): at four the kernel spilled and ran 10-25% slower on every
+  /// Three blocks (85 registers): at four the kernel spilled and ran 3-37% slower on every
   /// distribution; without a bound it took 128 registers and two blocks.
   static constexpr int min_blocks_per_sm = 3;
   /// Items a thread walks in a chunk of short segments; the chunk's positions and values fit

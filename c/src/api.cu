@@ -1,0 +1,286 @@
+// The C interface: argument checks, the type rules, the workspaces, and errors as statuses.
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "capi.hpp"
+#include "cured_c.h"
+
+struct cured_workspace_s {
+  cured::workspace ws;
+  explicit cured_workspace_s(int device) : ws(device) {}
+};
+
+namespace cured::capi {
+
+namespace {
+
+thread_local std::string last_error;
+
+struct invalid : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs f, turning whatever it throws into a status and the thread's message.
+template <class F>
+cured_status guarded(F&& f) noexcept {
+  try {
+    f();
+    last_error.clear();
+    return CURED_SUCCESS;
+  } catch (const unsupported& e) {
+    last_error = e.what();
+    return CURED_ERROR_UNSUPPORTED;
+  } catch (const invalid& e) {
+    last_error = e.what();
+    return CURED_ERROR_INVALID;
+  } catch (const cured::error& e) {
+    last_error = e.what();
+    return e.code() == cudaSuccess ? CURED_ERROR_INVALID : CURED_ERROR_CUDA;
+  } catch (const std::exception& e) {
+    try {
+      last_error = std::string("cured: internal error: ") + e.what();
+    } catch (...) {
+    }
+    return CURED_ERROR_INTERNAL;
+  } catch (...) {
+    try {
+      last_error = "cured: internal error";
+    } catch (...) {
+    }
+    return CURED_ERROR_INTERNAL;
+  }
+}
+
+[[noreturn]] void fail(const std::string& what) { throw invalid("cured: " + what); }
+
+bool is_floating(std::int32_t t) {
+  return t == CURED_FLOAT16 || t == CURED_BFLOAT16 || t == CURED_FLOAT32 || t == CURED_FLOAT64;
+}
+
+bool is_dtype(std::int32_t t) { return t >= 0 && t < CURED_DTYPE_COUNT; }
+
+/// The output type of op on in (requested -1: the default); throws unsupported when none.
+std::int32_t result_dtype(std::int32_t op, std::int32_t in, std::int32_t requested) {
+  if (op < 0 || op >= CURED_OP_COUNT) fail("unknown op " + std::to_string(op));
+  if (!is_dtype(in)) throw unsupported("cured: unknown element type " + std::to_string(in));
+  std::int32_t def = in;
+  bool provided = requested == -1;
+  switch (op) {
+    case CURED_SUM:
+      def = is_floating(in) ? in : CURED_INT64;
+      // Floating sums into a wider floating type: half and bfloat16 into float, float into double.
+      provided = provided || requested == def || (requested == CURED_FLOAT32 && (in == CURED_FLOAT16 || in == CURED_BFLOAT16)) ||
+                 (requested == CURED_FLOAT64 && in == CURED_FLOAT32);
+      break;
+    case CURED_MIN:
+    case CURED_MAX: provided = provided || requested == in; break;
+    case CURED_ARGMIN:
+    case CURED_ARGMAX:
+      def = CURED_INT64;
+      provided = provided || requested == def;
+      break;
+    case CURED_EXACT_SUM:
+      if (!is_floating(in)) throw unsupported(std::string("cured: exact_sum takes floating elements, not ") + dtype_name(in));
+      def = in == CURED_FLOAT64 ? CURED_FLOAT64 : CURED_FLOAT32;
+      provided = provided || requested == def;
+      break;
+  }
+  if (!provided)
+    throw unsupported(std::string("cured: no ") + (op == CURED_SUM ? "sum" : "result") + " of " + dtype_name(in) +
+                      " as " + (is_dtype(requested) ? dtype_name(requested) : std::to_string(requested).c_str()));
+  return requested == -1 ? def : requested;
+}
+
+void check_array(const cured_array* a, const char* what) {
+  if (!a) fail(std::string(what) + " is null");
+  if (!is_dtype(a->dtype)) throw unsupported(std::string("cured: ") + what + ": unknown element type " + std::to_string(a->dtype));
+  if (a->rank < 0 || a->rank > CURED_C_MAX_RANK)
+    fail(std::string(what) + " has " + std::to_string(a->rank) + " axes (at most " + std::to_string(CURED_C_MAX_RANK) + ")");
+  if (reinterpret_cast<std::uintptr_t>(a->data) % dtype_bytes(a->dtype) != 0)
+    fail(std::string(what) + "'s address is not a multiple of its element size (" + std::to_string(dtype_bytes(a->dtype)) +
+         " bytes)");
+}
+
+void check_output_type(std::int32_t op, std::int32_t in, const cured_array& out, const char* what) {
+  // A sum's output chooses its type among those provided; the other ops have one.
+  const std::int32_t expected = result_dtype(op, in, op == CURED_SUM ? out.dtype : -1);
+  if (expected != out.dtype) fail(std::string(what) + " is " + dtype_name(out.dtype) + ", not " + dtype_name(expected));
+}
+
+/// Makes the device of `data` (device or managed memory) this runtime's current device: the
+/// caller's runtime (PyTorch's, CuPy's) keeps its own current device, which this library's
+/// statically linked runtime does not see. Host and unknown memory leave it as it is, for the
+/// library's checks to reject.
+int device_of(const void* data) {
+  int device = 0;
+  CURED_CHECK(cudaGetDevice(&device));
+  if (!data) return device;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, data) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return device;
+  }
+  if ((a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device >= 0 && a.device != device) {
+    CURED_CHECK(cudaSetDevice(a.device));
+    device = a.device;
+  }
+  return device;
+}
+
+/// A caller's workspace, its device made current (this runtime's current device is private to
+/// this library, so the caller's is unchanged).
+workspace& on_device(workspace& ws) {
+  CURED_CHECK(cudaSetDevice(ws.device()));
+  return ws;
+}
+
+/// The library's own workspace for the calling thread, the device of `data` and the stream:
+/// created on first use, never freed (a captured graph may still use it; freeing at exit could
+/// follow the CUDA runtime's own teardown).
+workspace& default_workspace(const void* data, cudaStream_t stream) {
+  struct last_used {
+    int device = -1;
+    cudaStream_t stream = nullptr;
+    workspace* ws = nullptr;
+  };
+  thread_local last_used last;
+  const int device = device_of(data);
+  if (last.ws && last.device == device && last.stream == stream) return *last.ws;
+  using key = std::tuple<std::thread::id, int, cudaStream_t>;
+  static auto* mutex = new std::mutex;
+  static auto* all = new std::map<key, workspace*>;
+  const std::lock_guard<std::mutex> lock(*mutex);
+  workspace*& ws = (*all)[key{std::this_thread::get_id(), device, stream}];
+  if (!ws) {
+    // A first call on a stream being captured (torch.cuda.graph captures on a stream of its
+    // own) allocates and clears the workspace: relaxed capture mode lets this thread do so.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CURED_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    try {
+      ws = new workspace(device);
+    } catch (...) {
+      (void)cudaThreadExchangeStreamCaptureMode(&mode);
+      throw;
+    }
+    CURED_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  }
+  last = {device, stream, ws};
+  return *ws;
+}
+
+axes axes_of(const std::int32_t* list, std::int32_t count) {
+  if (count < 0 || count > CURED_C_MAX_RANK) fail("naxes " + std::to_string(count) + " outside 0.." + std::to_string(CURED_C_MAX_RANK));
+  if (count > 0 && !list) fail("axes is null with naxes " + std::to_string(count));
+  axes a;
+  for (int k = 0; k < count; ++k) a.list[a.count++] = list[k];
+  return a;
+}
+
+}  // namespace
+
+const char* dtype_name(std::int32_t dtype) {
+  static const char* const names[] = {"bool",     "int8",     "uint8",   "int16",   "int32",
+                                      "int64",    "float16",  "bfloat16", "float32", "float64"};
+  return is_dtype(dtype) ? names[dtype] : "an unknown type";
+}
+
+std::size_t dtype_bytes(std::int32_t dtype) {
+  static const std::size_t bytes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return is_dtype(dtype) ? bytes[dtype] : 1;
+}
+
+}  // namespace cured::capi
+
+using namespace cured::capi;
+
+extern "C" {
+
+int32_t cured_abi_version(void) { return CURED_C_ABI_VERSION; }
+
+const char* cured_last_error(void) { return last_error.c_str(); }
+
+cured_status cured_result_dtype(int32_t op, int32_t in, int32_t requested, int32_t* out) {
+  return guarded([&] {
+    if (!out) fail("out is null");
+    *out = result_dtype(op, in, requested);
+  });
+}
+
+cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes_list, int32_t naxes,
+                          const cured_array* out, const cured_array* values, void* stream, cured_workspace ws) {
+  return guarded([&] {
+    check_array(in, "the input");
+    check_array(out, "the output");
+    check_output_type(op, in->dtype, *out, "the output");
+    const bool arg = op == CURED_ARGMIN || op == CURED_ARGMAX;
+    if (values) {
+      if (!arg) fail("values are given only to argmin and argmax");
+      check_array(values, "the values");
+      if (values->dtype != in->dtype)
+        fail(std::string("the values are ") + dtype_name(values->dtype) + ", the input " + dtype_name(in->dtype));
+    }
+    const cured::axes along = axes_of(axes_list, naxes);
+    const auto s = static_cast<cudaStream_t>(stream);
+    cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
+    switch (op) {
+      case CURED_SUM: return axis_sum(*in, along, *out, w, s);
+      case CURED_MIN:
+      case CURED_MAX: return axis_extremum(op == CURED_MAX, *in, along, *out, w, s);
+      case CURED_ARGMIN:
+      case CURED_ARGMAX: return axis_arg(op == CURED_ARGMAX, *in, along, *out, values, w, s);
+      default: return axis_exact(*in, along, *out, w, s);
+    }
+  });
+}
+
+cured_status cured_segment_reduce(int32_t op, const cured_array* values, const int64_t* offsets, int64_t count,
+                                  const cured_array* out, uint32_t* status, int32_t check, void* stream,
+                                  cured_workspace ws) {
+  return guarded([&] {
+    check_array(values, "the values");
+    check_array(out, "the output");
+    check_output_type(op, values->dtype, *out, "the output");
+    if (values->rank != 1) fail("the values have " + std::to_string(values->rank) + " axes, not 1");
+    if (values->extents[0] > 1 && values->strides[0] != 1) fail("the values are not contiguous (stride " + std::to_string(values->strides[0]) + ")");
+    if (out->rank != 1) fail("the output has " + std::to_string(out->rank) + " axes, not 1");
+    const auto s = static_cast<cudaStream_t>(stream);
+    segment_call c{values->data, values->extents[0], offsets, count, reinterpret_cast<unsigned*>(status), check != 0,
+                   nullptr, s};
+    if (ws)
+      c.ws = &on_device(ws->ws);
+    else if (c.check)
+      (void)device_of(values->data);
+    else
+      c.ws = &default_workspace(values->data, s);
+    switch (op) {
+      case CURED_SUM: return segment_sum(c, values->dtype, *out);
+      case CURED_MIN:
+      case CURED_MAX: return segment_extremum(op == CURED_MAX, c, values->dtype, *out);
+      case CURED_ARGMIN:
+      case CURED_ARGMAX: return segment_arg(op == CURED_ARGMAX, c, values->dtype, *out);
+      default: return segment_exact(c, values->dtype, *out);
+    }
+  });
+}
+
+cured_status cured_workspace_create(int32_t device, cured_workspace* ws) {
+  return guarded([&] {
+    if (!ws) fail("ws is null");
+    *ws = nullptr;
+    *ws = new cured_workspace_s(device);
+  });
+}
+
+cured_status cured_workspace_destroy(cured_workspace ws) {
+  return guarded([&] { delete ws; });
+}
+
+}  // extern "C"

@@ -1,0 +1,19 @@
+// The C interface's min and max along axes, for every element type.
+
+#include "capi.hpp"
+#include "cured/axes.cuh"
+
+namespace cured::capi {
+
+void axis_extremum(bool max, const cured_array& in, const axes& along, const cured_array& out, workspace& ws,
+                   cudaStream_t s) {
+  with_element(in.dtype, [&](auto t) {
+    using T = typename decltype(t)::type;
+    if (max)
+      max_async(as_view<const T>(in), along, as_view<T>(out), ws, s);
+    else
+      min_async(as_view<const T>(in), along, as_view<T>(out), ws, s);
+  });
+}
+
+}  // namespace cured::capi

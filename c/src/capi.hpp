@@ -1,0 +1,100 @@
+#pragma once
+// The C interface's internals: arrays as views, element types as C++ types, and the entry points
+// of each family, one translation unit each (so the two cores of a build compile them side by
+// side, and each kernel is instantiated once).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cured/view.cuh"
+#include "cured/workspace.cuh"
+#include "cured_c.h"
+
+namespace cured::capi {
+
+/// An element type or a pair of types the interface does not provide.
+struct unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* dtype_name(std::int32_t dtype);
+std::size_t dtype_bytes(std::int32_t dtype);
+
+template <class T>
+struct tag {
+  using type = T;
+};
+
+/// Calls f(tag<T>{}) with the C++ type of a cured_dtype's elements (bool as its byte).
+template <class F>
+decltype(auto) with_element(std::int32_t dtype, F&& f) {
+  switch (dtype) {
+    case CURED_BOOL:
+    case CURED_UINT8: return f(tag<std::uint8_t>{});
+    case CURED_INT8: return f(tag<std::int8_t>{});
+    case CURED_INT16: return f(tag<std::int16_t>{});
+    case CURED_INT32: return f(tag<std::int32_t>{});
+    case CURED_INT64: return f(tag<std::int64_t>{});
+    case CURED_FLOAT16: return f(tag<__half>{});
+    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
+    case CURED_FLOAT32: return f(tag<float>{});
+    case CURED_FLOAT64: return f(tag<double>{});
+    default: throw unsupported("cured: unknown element type " + std::to_string(dtype));
+  }
+}
+
+/// The view of an array's elements as T (the array's type already checked to be T's).
+template <class T>
+strided_view<T> as_view(const cured_array& a) {
+  strided_view<T> v;
+  v.data = static_cast<T*>(a.data);
+  v.rank = a.rank;
+  for (int k = 0; k < a.rank; ++k) {
+    v.extents[k] = a.extents[k];
+    v.strides[k] = a.strides[k];
+  }
+  return v;
+}
+
+// ---- the families (axes_*.cu, segments_*.cu) --------------------------------------------------
+
+void axis_sum(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s);
+void axis_extremum(bool max, const cured_array& in, const axes& along, const cured_array& out, workspace& ws,
+                   cudaStream_t s);
+void axis_arg(bool max, const cured_array& in, const axes& along, const cured_array& out, const cured_array* values,
+              workspace& ws, cudaStream_t s);
+void axis_exact(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s);
+
+/// A segmented call: the values as a pointer and count, the offsets, and where the status goes
+/// (check: the blocking form, which throws for bad offsets; else the async form on ws).
+struct segment_call {
+  const void* values;
+  std::int64_t n;
+  const std::int64_t* offsets;
+  std::int64_t count;
+  unsigned* status;
+  bool check;
+  workspace* ws;
+  cudaStream_t stream;
+};
+
+/// Runs the async form on the call's workspace, or with check, the blocking form.
+template <class Async, class Blocking>
+void segment_run(const segment_call& c, Async async, Blocking blocking) {
+  if (c.check)
+    blocking();
+  else
+    async(*c.ws, c.status);
+}
+
+void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out);
+void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out);
+void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_array& out);
+void segment_exact(const segment_call& c, std::int32_t in, const cured_array& out);
+
+}  // namespace cured::capi

@@ -1,0 +1,221 @@
+"""cured: reductions of CUDA arrays, zero-copy, on the framework's current stream.
+
+    import torch, cured
+    x = torch.rand(4096, 1024, device="cuda")
+    cured.sum(x, dim=1)            # like torch.sum(x, dim=1), one kernel launch
+    cured.argmax(x, dim=0)         # int64 indices, first on ties, NaN wins
+    cured.exact_sum(x)             # the exact sum rounded once: the same bits for any order
+
+Inputs: torch tensors, CuPy arrays, objects with __cuda_array_interface__ (Numba) or __dlpack__
+(JAX), of bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32 or float64, any
+shape up to 8 axes and any non-negative strides (no copy). The result is an array of the input's
+framework (torch in, torch out; CuPy in, CuPy out; others: torch if installed, else CuPy),
+allocated through it and written on its current stream; nothing waits for the GPU, except the
+segmented forms with check=True. PyTorch's semantics where it defines them: see docs/PYTHON.md.
+
+Errors: TypeError for an unsupported element type or memory that is not on a CUDA device,
+ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) for CUDA failures.
+"""
+
+import sys
+
+from . import _lib
+from ._arrays import contiguous_strides, describe
+from ._lib import CuredError, CuredTypeError, CuredValueError
+
+__all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "segment_sum", "segment_amin", "segment_amax",
+           "segment_argmin", "segment_argmax", "segment_exact_sum", "CuredError", "CuredTypeError", "CuredValueError"]
+__version__ = "0.1.0"
+
+_INTEGERS = frozenset((_lib.BOOL, _lib.INT8, _lib.UINT8, _lib.INT16, _lib.INT32, _lib.INT64))
+
+
+def normalize_dims(dim, rank):
+    """dim (None, an int, or a sequence of ints, negative from the end) as sorted axes of a
+    rank-`rank` array; None and an empty sequence mean every axis, as in torch.sum."""
+    if dim is None:
+        return tuple(range(rank))
+    if isinstance(dim, bool) or not isinstance(dim, (int, tuple, list)):
+        if hasattr(dim, "__index__") and not isinstance(dim, bool):
+            dim = dim.__index__()
+        else:
+            raise TypeError("cured: dim must be None, an int or a tuple of ints, not %s" % type(dim).__name__)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return tuple(range(rank))
+    span = max(rank, 1)
+    seen = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError("cured: dim must hold ints, not %s" % type(d).__name__)
+        if not -span <= d < span:
+            raise CuredValueError("cured: dim %d out of range for an array of %d axes (expected %d..%d)"
+                                  % (d, rank, -span, span - 1))
+        d %= span
+        if d in seen:
+            raise CuredValueError("cured: dim %d appears more than once" % d)
+        seen.append(d)
+    if rank == 0:
+        return ()
+    return tuple(sorted(seen))
+
+
+def out_shape(shape, axes, keepdim):
+    if keepdim:
+        return tuple(1 if k in axes else e for k, e in enumerate(shape))
+    return tuple(e for k, e in enumerate(shape) if k not in axes)
+
+
+# Plans of torch calls by (op, dtype, shape, strides, device, dim, keepdim, requested): what
+# the generic path below works out, kept so that a repeated call does only the allocation and
+# the C call (a torch call's host cost is otherwise several microseconds of Python).
+_plans = {}
+_torch_tensor = None
+_PTR = _lib.POINTER_BYTES
+_ORDER = sys.byteorder
+
+
+def _torch_plan(op, x, dim, keepdim, dtype):
+    d = describe(x)
+    axes = normalize_dims(dim, len(d.shape))
+    requested = -1 if dtype is None else d.fw.dtype_code(dtype)
+    if op == _lib.EXACT_SUM and d.dtype in _INTEGERS:
+        op = _lib.SUM
+    code = _lib.result_dtype(op, d.dtype, requested)
+    shape = out_shape(d.shape, axes, keepdim)
+    in_rest = _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:]
+    out_rest = _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:]
+    return (op, shape, d.fw.of_code[code], _lib.pack_axes(axes), len(axes), in_rest, out_rest, d.fw.current_stream)
+
+
+def _reduce(op, x, dim, keepdim, dtype=None):
+    global _torch_tensor
+    if type(x) is _torch_tensor:
+        device = x.get_device()
+        if device >= 0:
+            key = (op, x.dtype, x.shape, x.stride(), device, dim if type(dim) is not list else tuple(dim), keepdim, dtype)
+            plan = _plans.get(key)
+            if plan is None:
+                if len(_plans) > 4096:
+                    _plans.clear()
+                plan = _plans[key] = _torch_plan(op, x, dim, keepdim, dtype)
+            c_op, shape, out_dtype, axes, naxes, in_rest, out_rest, stream = plan
+            out = x.new_empty(shape, dtype=out_dtype)
+            status = _lib.lib.cured_reduce(c_op, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
+                                           out.data_ptr().to_bytes(_PTR, _ORDER) + out_rest, None,
+                                           stream(device), None)
+            if status:
+                _lib.raise_for(status)
+            return out
+    elif _torch_tensor is None and type(x).__module__ == "torch":
+        _bind_torch()
+        return _reduce(op, x, dim, keepdim, dtype)
+    return _generic_reduce(op, x, dim, keepdim, dtype)
+
+
+def _bind_torch():
+    global _torch_tensor
+    import torch
+    _torch_tensor = torch.Tensor
+
+
+def _generic_reduce(op, x, dim, keepdim, dtype=None):
+    d = describe(x)
+    axes = normalize_dims(dim, len(d.shape))
+    requested = -1 if dtype is None else d.fw.dtype_code(dtype)
+    if op == _lib.EXACT_SUM and d.dtype in _INTEGERS:
+        op = _lib.SUM  # an integer sum in int64 is exact (wrapping as torch.sum does beyond 2^63)
+    code = _lib.result_dtype(op, d.dtype, requested)
+    shape = out_shape(d.shape, axes, keepdim)
+    out, ptr = d.fw.empty(shape, code, d)
+    _lib.reduce(op, _lib.pack_array(d.ptr, d.dtype, d.shape, d.strides), axes,
+                _lib.pack_array(ptr, code, shape, contiguous_strides(shape)), d.stream)
+    return out
+
+
+def sum(x, dim=None, keepdim=False, *, dtype=None):
+    """torch.sum: integers and bool into int64, float16 and bfloat16 accumulated in float and
+    returned as their own type, float32 and float64 in their own; dtype: float32 for float16 and
+    bfloat16 inputs, float64 for float32 inputs, or the default."""
+    return _reduce(_lib.SUM, x, dim, keepdim, dtype)
+
+
+def amin(x, dim=None, keepdim=False):
+    """torch.amin: the least element along dim; NaN if any is NaN."""
+    return _reduce(_lib.MIN, x, dim, keepdim)
+
+
+def amax(x, dim=None, keepdim=False):
+    """torch.amax: the greatest element along dim; NaN if any is NaN."""
+    return _reduce(_lib.MAX, x, dim, keepdim)
+
+
+def argmin(x, dim=None, keepdim=False):
+    """torch.argmin: the int64 index of the first least element (the first NaN if any); dim
+    None: the index into the flattened array; a tuple of dims: the row-major index over them."""
+    return _reduce(_lib.ARGMIN, x, dim, keepdim)
+
+
+def argmax(x, dim=None, keepdim=False):
+    """torch.argmax: as argmin, for the greatest element."""
+    return _reduce(_lib.ARGMAX, x, dim, keepdim)
+
+
+def exact_sum(x, dim=None, keepdim=False):
+    """The exact sum of each output's elements, rounded once to float32 (float64 for float64
+    inputs): the same bits for any order, split or device. Integers: the int64 sum."""
+    return _reduce(_lib.EXACT_SUM, x, dim, keepdim)
+
+
+def _segment(op, values, offsets, dtype, check):
+    v = describe(values)
+    o = describe(offsets)
+    if len(v.shape) != 1:
+        raise CuredValueError("cured: segment values must have one axis, not %d" % len(v.shape))
+    if len(o.shape) != 1 or o.dtype != _lib.INT64:
+        raise CuredValueError("cured: segment offsets must be one axis of int64 (count + 1 of them)")
+    if o.shape[0] < 1:
+        raise CuredValueError("cured: segment offsets need at least one entry (count + 1)")
+    if o.shape[0] > 1 and o.strides[0] != 1:
+        raise CuredValueError("cured: segment offsets must be contiguous")
+    if v.device != o.device:
+        raise CuredValueError("cured: the values are on device %d, the offsets on device %d" % (v.device, o.device))
+    requested = -1 if dtype is None else v.fw.dtype_code(dtype)
+    if op == _lib.EXACT_SUM and v.dtype in _INTEGERS:
+        op = _lib.SUM
+    code = _lib.result_dtype(op, v.dtype, requested)
+    count = o.shape[0] - 1
+    out, ptr = v.fw.empty((count,), code, v)
+    _lib.segment_reduce(op, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count,
+                        _lib.pack_array(ptr, code, (count,), (1,)), check, v.stream)
+    return out
+
+
+def segment_sum(values, offsets, *, dtype=None, check=True):
+    """The sum of each segment values[offsets[s]:offsets[s + 1]] (values: one contiguous axis
+    of int32, int64, float16, bfloat16, float32 or float64; offsets: count + 1 non-decreasing
+    int64 within [0, len(values)], contiguous, on the same device). check=True waits for the result and raises
+    ValueError for bad offsets; check=False returns at once (bad offsets then leave the results
+    unspecified, never read outside the values)."""
+    return _segment(_lib.SUM, values, offsets, dtype, check)
+
+
+def segment_amin(values, offsets, *, check=True):
+    return _segment(_lib.MIN, values, offsets, None, check)
+
+
+def segment_amax(values, offsets, *, check=True):
+    return _segment(_lib.MAX, values, offsets, None, check)
+
+
+def segment_argmin(values, offsets, *, check=True):
+    """The index within each segment of its first least value; -1 for an empty segment."""
+    return _segment(_lib.ARGMIN, values, offsets, None, check)
+
+
+def segment_argmax(values, offsets, *, check=True):
+    return _segment(_lib.ARGMAX, values, offsets, None, check)
+
+
+def segment_exact_sum(values, offsets, *, check=True):
+    return _segment(_lib.EXACT_SUM, values, offsets, None, check)

@@ -1,0 +1,247 @@
+"""Array descriptions without copies: PyTorch tensors, CuPy arrays, objects with
+__cuda_array_interface__ (Numba) or __dlpack__ (JAX), and outputs allocated through the
+input's framework on its current stream.
+
+describe(x) gives a Desc: the data pointer, cured dtype code, shape and strides (in elements),
+the device, the stream to run on, and the framework that allocates the result. Frameworks are
+imported only when an input of theirs arrives (`import cured` does not import torch).
+"""
+
+import ctypes
+import sys
+
+from . import _lib
+
+
+class Desc:
+    __slots__ = ("ptr", "dtype", "shape", "strides", "device", "stream", "fw", "keep")
+
+    def __init__(self, ptr, dtype, shape, strides, device, stream, fw, keep=None):
+        self.ptr, self.dtype, self.shape, self.strides = ptr, dtype, shape, strides
+        self.device, self.stream, self.fw, self.keep = device, stream, fw, keep
+
+
+def contiguous_strides(shape):
+    strides = [1] * len(shape)
+    s = 1
+    for k in range(len(shape) - 1, -1, -1):
+        strides[k] = s
+        s *= max(shape[k], 1)
+    return tuple(strides)
+
+
+# NumPy type strings (typestr, without the byte order) and names to dtype codes.
+_TYPESTR = {"b1": _lib.BOOL, "i1": _lib.INT8, "u1": _lib.UINT8, "i2": _lib.INT16, "i4": _lib.INT32, "i8": _lib.INT64,
+            "f2": _lib.FLOAT16, "f4": _lib.FLOAT32, "f8": _lib.FLOAT64}
+_NAMES = {name: code for code, name in enumerate(_lib.DTYPE_NAMES)}
+
+
+def _unsupported(what):
+    return _lib.CuredTypeError("cured: unsupported element type %s (cured takes %s)" % (what, ", ".join(_lib.DTYPE_NAMES)))
+
+
+def _byte_strides(byte_strides, itemsize, shape):
+    """Strides in bytes to strides in elements; negative strides are not taken (None)."""
+    strides = []
+    for s, e in zip(byte_strides, shape):
+        if e <= 1:
+            strides.append(0 if e == 1 else 1)
+            continue
+        if s < 0:
+            return None
+        if s % itemsize:
+            raise _lib.CuredValueError("cured: a stride of %d bytes is not a whole number of %d-byte elements" % (s, itemsize))
+        strides.append(s // itemsize)
+    return tuple(strides)
+
+
+# ---- PyTorch ------------------------------------------------------------------------------------
+
+class _Torch:
+    name = "torch"
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+        self.to_code = {torch.bool: _lib.BOOL, torch.int8: _lib.INT8, torch.uint8: _lib.UINT8, torch.int16: _lib.INT16,
+                        torch.int32: _lib.INT32, torch.int64: _lib.INT64, torch.float16: _lib.FLOAT16,
+                        torch.bfloat16: _lib.BFLOAT16, torch.float32: _lib.FLOAT32, torch.float64: _lib.FLOAT64}
+        self.of_code = {code: t for t, code in self.to_code.items()}
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.current_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
+
+    def dtype_code(self, dtype):
+        code = self.to_code.get(dtype)
+        if code is None:
+            raise _unsupported(str(dtype))
+        return code
+
+    def describe(self, x):
+        if not x.is_cuda:
+            raise _lib.CuredTypeError("cured: the tensor is in %s memory, not on a CUDA device" % x.device.type)
+        code = self.to_code.get(x.dtype)
+        if code is None:
+            raise _unsupported(str(x.dtype))
+        device = x.get_device()
+        return Desc(x.data_ptr(), code, tuple(x.shape), x.stride(), device, self.current_stream(device), self, x)
+
+    def empty(self, shape, code, d):
+        out = self.torch.empty(shape, dtype=self.of_code[code], device=self.torch.device("cuda", d.device))
+        return out, out.data_ptr()
+
+
+# ---- CuPy ---------------------------------------------------------------------------------------
+
+class _CuPy:
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+        self.cupy = cupy
+
+    def dtype_code(self, dtype):
+        name = self.cupy.dtype(dtype).name
+        code = _NAMES.get(name)
+        if code is None:
+            raise _unsupported(name)
+        return code
+
+    def describe(self, x):
+        code = _NAMES.get(x.dtype.name)
+        if code is None:
+            raise _unsupported(x.dtype.name)
+        strides = _byte_strides(x.strides, x.itemsize, x.shape)
+        if strides is None:  # negative strides: a copy in the element order
+            x = self.cupy.ascontiguousarray(x)
+            strides = contiguous_strides(x.shape)
+        return Desc(x.data.ptr, code, tuple(x.shape), strides, x.device.id, self.cupy.cuda.get_current_stream().ptr, self, x)
+
+    def empty(self, shape, code, d):
+        name = "bool" if code == _lib.BOOL else _lib.DTYPE_NAMES[code]
+        with self.cupy.cuda.Device(d.device):
+            out = self.cupy.empty(shape, dtype=name)
+        return out, out.data.ptr
+
+
+# ---- __cuda_array_interface__ and __dlpack__ -------------------------------------------------------
+
+def _fallback_framework():
+    """The framework that allocates results for inputs of none: Numba's arrays are made by
+    whichever of torch and CuPy is installed."""
+    for name, make in (("torch", _Torch), ("cupy", _CuPy)):
+        try:
+            return _framework(name, make)
+        except ImportError:
+            continue
+    raise _lib.CuredTypeError("cured: results for this input are allocated with torch or CuPy; neither is installed")
+
+
+def _describe_cai(x, cai):
+    typestr = cai["typestr"]
+    code = _TYPESTR.get(typestr[1:])
+    if code is None:
+        raise _unsupported(typestr)
+    shape = tuple(cai["shape"])
+    itemsize = _lib.DTYPE_BYTES[code]
+    strides = cai.get("strides")
+    strides = contiguous_strides(shape) if strides is None else _byte_strides(strides, itemsize, shape)
+    if strides is None:
+        raise _lib.CuredValueError("cured: negative strides in __cuda_array_interface__ are not taken; pass a copy")
+    ptr = cai["data"][0] or 0
+    # Version 3's stream: the producer's, on which the data is ready (1: legacy default, 2: per-thread).
+    stream = cai.get("stream")
+    stream = 0 if stream in (None, 1) else stream
+    fw = _fallback_framework()
+    return Desc(ptr, code, shape, strides, _device_of_pointer(ptr), stream, fw, None)
+
+
+_driver = None
+
+
+def _device_of_pointer(ptr):
+    """The device ordinal of device memory at ptr (the driver's cuPointerGetAttribute)."""
+    global _driver
+    if not ptr:
+        return 0
+    if _driver is None:
+        _driver = ctypes.CDLL("libcuda.so.1")
+        _driver.cuPointerGetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+        _driver.cuInit(0)
+    ordinal = ctypes.c_int(-1)
+    # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+    if _driver.cuPointerGetAttribute(ctypes.byref(ordinal), 9, ctypes.c_void_p(ptr)) != 0 or ordinal.value < 0:
+        raise _lib.CuredTypeError("cured: the array's memory at 0x%x is not CUDA device memory" % ptr)
+    return ordinal.value
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_CODES = {(0, 8): _lib.INT8, (0, 16): _lib.INT16, (0, 32): _lib.INT32, (0, 64): _lib.INT64, (1, 8): _lib.UINT8,
+             (2, 16): _lib.FLOAT16, (2, 32): _lib.FLOAT32, (2, 64): _lib.FLOAT64, (4, 16): _lib.BFLOAT16, (6, 8): _lib.BOOL}
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _describe_dlpack(x):
+    kind, device = x.__dlpack_device__()
+    if int(kind) not in (2, 13):  # kDLCUDA, kDLCUDAManaged
+        raise _lib.CuredTypeError("cured: the array is on DLPack device type %d, not a CUDA device" % int(kind))
+    fw = _fallback_framework()
+    stream = fw.current_stream(device) if fw.name == "torch" else fw.cupy.cuda.get_current_stream().ptr
+    capsule = x.__dlpack__(stream=stream or 1)
+    t = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
+    code = _DL_CODES.get((t.code, t.bits))
+    if code is None or t.lanes != 1:
+        raise _unsupported("DLPack code %d, %d bits, %d lanes" % (t.code, t.bits, t.lanes))
+    shape = tuple(t.shape[k] for k in range(t.ndim))
+    strides = contiguous_strides(shape) if not t.strides else tuple(t.strides[k] for k in range(t.ndim))
+    if any(s < 0 for s in strides):
+        raise _lib.CuredValueError("cured: negative strides in a DLPack tensor are not taken; pass a copy")
+    ptr = (t.data or 0) + t.byte_offset
+    # The capsule stays referenced until the call returns; its destructor frees the tensor.
+    return Desc(ptr, code, shape, strides, device, stream, fw, capsule)
+
+
+# ---- dispatch by type ---------------------------------------------------------------------------
+
+_frameworks = {}
+_by_type = {}
+
+
+def _framework(name, make):
+    fw = _frameworks.get(name)
+    if fw is None:
+        fw = _frameworks[name] = make()
+    return fw
+
+
+def describe(x):
+    """The Desc of x, or TypeError for anything that is not an array in CUDA memory."""
+    handler = _by_type.get(type(x))
+    if handler is not None:
+        return handler(x)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        handler = _framework("torch", _Torch).describe
+    else:
+        cupy = sys.modules.get("cupy")
+        if cupy is not None and isinstance(x, cupy.ndarray):
+            handler = _framework("cupy", _CuPy).describe
+        elif hasattr(x, "__cuda_array_interface__"):
+            def handler(a):
+                return _describe_cai(a, a.__cuda_array_interface__)
+        elif hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+            handler = _describe_dlpack
+        elif hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
+            raise _lib.CuredTypeError("cured: %s is in host memory; cured reduces arrays on a CUDA device" % type(x).__name__)
+        else:
+            raise _lib.CuredTypeError("cured: expected a CUDA array (a torch tensor, a CuPy array, or an object with "
+                                      "__cuda_array_interface__ or __dlpack__), not %s" % type(x).__name__)
+    _by_type[type(x)] = handler
+    return handler(x)

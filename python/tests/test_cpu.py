@@ -1,0 +1,132 @@
+"""The package without a GPU: dims, shapes, the type rules of the C library, the reading of
+array descriptions, and the errors the C library returns before it touches CUDA."""
+
+import unittest
+
+import cured
+from cured import _arrays, _lib
+
+
+class Dims(unittest.TestCase):
+    def test_none_and_empty_mean_every_axis(self):
+        self.assertEqual(cured.normalize_dims(None, 3), (0, 1, 2))
+        self.assertEqual(cured.normalize_dims((), 2), (0, 1))
+        self.assertEqual(cured.normalize_dims([], 0), ())
+
+    def test_negative_dims_count_from_the_end_and_sort(self):
+        self.assertEqual(cured.normalize_dims(-1, 4), (3,))
+        self.assertEqual(cured.normalize_dims((2, -4), 4), (0, 2))
+        self.assertEqual(cured.normalize_dims([1], 2), (1,))
+
+    def test_a_zero_dim_array_takes_dim_0_and_minus_1(self):
+        self.assertEqual(cured.normalize_dims(0, 0), ())
+        self.assertEqual(cured.normalize_dims(-1, 0), ())
+
+    def test_bad_dims(self):
+        with self.assertRaisesRegex(ValueError, "dim 2 out of range for an array of 2 axes"):
+            cured.normalize_dims(2, 2)
+        with self.assertRaisesRegex(ValueError, "dim -3 out of range"):
+            cured.normalize_dims((0, -3), 2)
+        with self.assertRaisesRegex(ValueError, "appears more than once"):
+            cured.normalize_dims((1, -1), 2)
+        with self.assertRaises(TypeError):
+            cured.normalize_dims(1.0, 2)
+        with self.assertRaises(TypeError):
+            cured.normalize_dims(True, 2)
+        with self.assertRaises(TypeError):
+            cured.normalize_dims(("a",), 2)
+
+    def test_output_shapes(self):
+        self.assertEqual(cured.out_shape((4, 5, 6), (1,), False), (4, 6))
+        self.assertEqual(cured.out_shape((4, 5, 6), (0, 2), True), (1, 5, 1))
+        self.assertEqual(cured.out_shape((4, 5), (0, 1), False), ())
+
+
+class TypeRules(unittest.TestCase):
+    def test_sums_follow_torch(self):
+        for t in (_lib.BOOL, _lib.INT8, _lib.UINT8, _lib.INT16, _lib.INT32, _lib.INT64):
+            self.assertEqual(_lib.result_dtype(_lib.SUM, t), _lib.INT64)
+        for t in (_lib.FLOAT16, _lib.BFLOAT16, _lib.FLOAT32, _lib.FLOAT64):
+            self.assertEqual(_lib.result_dtype(_lib.SUM, t), t)
+        self.assertEqual(_lib.result_dtype(_lib.SUM, _lib.BFLOAT16, _lib.FLOAT32), _lib.FLOAT32)
+        with self.assertRaisesRegex(TypeError, "no sum of float32 as float16"):
+            _lib.result_dtype(_lib.SUM, _lib.FLOAT32, _lib.FLOAT16)
+
+    def test_the_other_ops(self):
+        self.assertEqual(_lib.result_dtype(_lib.MAX, _lib.BOOL), _lib.BOOL)
+        self.assertEqual(_lib.result_dtype(_lib.ARGMIN, _lib.FLOAT16), _lib.INT64)
+        self.assertEqual(_lib.result_dtype(_lib.EXACT_SUM, _lib.FLOAT16), _lib.FLOAT32)
+        self.assertEqual(_lib.result_dtype(_lib.EXACT_SUM, _lib.FLOAT64), _lib.FLOAT64)
+        with self.assertRaises(cured.CuredTypeError):
+            _lib.result_dtype(_lib.EXACT_SUM, _lib.INT32)
+
+
+class FakeCai:
+    """An object with a __cuda_array_interface__ and nothing else."""
+
+    def __init__(self, **cai):
+        self.__cuda_array_interface__ = dict({"version": 3, "data": (0, False), "strides": None}, **cai)
+
+
+class Descriptions(unittest.TestCase):
+    def test_contiguous_strides(self):
+        self.assertEqual(_arrays.contiguous_strides((4, 5, 6)), (30, 6, 1))
+        self.assertEqual(_arrays.contiguous_strides((4, 0, 6)), (6, 6, 1))
+        self.assertEqual(_arrays.contiguous_strides(()), ())
+
+    def test_byte_strides_become_element_strides(self):
+        self.assertEqual(_arrays._byte_strides((24, 4), 4, (2, 6)), (6, 1))
+        self.assertEqual(_arrays._byte_strides((-4,), 4, (3,)), None)
+        with self.assertRaisesRegex(ValueError, "not a whole number of 4-byte elements"):
+            _arrays._byte_strides((6,), 4, (3,))
+
+    def test_what_is_not_a_cuda_array(self):
+        with self.assertRaisesRegex(TypeError, "expected a CUDA array"):
+            cured.sum([1.0, 2.0])
+
+        class HostArray:
+            __array_interface__ = {}
+
+        with self.assertRaisesRegex(TypeError, "host memory"):
+            cured.amax(HostArray())
+
+    def test_cuda_array_interface_types_and_strides(self):
+        with self.assertRaisesRegex(TypeError, "unsupported element type <c8"):
+            cured.sum(FakeCai(shape=(4,), typestr="<c8"))
+        with self.assertRaisesRegex(ValueError, "not a whole number"):
+            cured.sum(FakeCai(shape=(4, 4), typestr="<f4", strides=(16, 3)))
+        with self.assertRaisesRegex(ValueError, "negative strides"):
+            cured.sum(FakeCai(shape=(4,), typestr="<f4", strides=(-4,)))
+
+
+class CLibraryChecks(unittest.TestCase):
+    """Checks the C library makes before any CUDA call, so they run without a GPU."""
+
+    def call(self, op, data=64, dtype=_lib.FLOAT32, shape=(16,), axes=(0,), out_dtype=None, out_shape=()):
+        out_dtype = dtype if out_dtype is None else out_dtype
+        _lib.reduce(op, _lib.pack_array(data, dtype, shape, _arrays.contiguous_strides(shape)), axes,
+                    _lib.pack_array(4096, out_dtype, out_shape, _arrays.contiguous_strides(out_shape)), 0)
+
+    def test_wrong_output_type(self):
+        with self.assertRaisesRegex(ValueError, "the output is int64, not float32"):
+            self.call(_lib.MIN, out_dtype=_lib.INT64)
+        with self.assertRaisesRegex(ValueError, "the output is float32, not int64"):
+            self.call(_lib.ARGMAX)
+
+    def test_misaligned_data(self):
+        with self.assertRaisesRegex(ValueError, "not a multiple of its element size"):
+            self.call(_lib.SUM, data=66)
+
+    def test_unknown_types_and_ranks(self):
+        with self.assertRaises(TypeError):
+            self.call(_lib.SUM, dtype=42, out_dtype=_lib.FLOAT32)
+        with self.assertRaisesRegex(ValueError, "at most 8 axes"):
+            self.call(_lib.SUM, shape=(1,) * 9)
+
+    def test_errors_are_cured_errors(self):
+        with self.assertRaises(cured.CuredError):
+            self.call(_lib.MIN, out_dtype=_lib.INT64)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -48,6 +48,23 @@ decltype(auto) with_element(std::int32_t dtype, F&& f) {
   }
 }
 
+/// with_element for the element types of the segmented reductions (`what` names the op in the
+/// error for others).
+template <class F>
+void with_segment_element(std::int32_t dtype, const char* what, F&& f) {
+  switch (dtype) {
+    case CURED_INT32: return f(tag<std::int32_t>{});
+    case CURED_INT64: return f(tag<std::int64_t>{});
+    case CURED_FLOAT16: return f(tag<__half>{});
+    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
+    case CURED_FLOAT32: return f(tag<float>{});
+    case CURED_FLOAT64: return f(tag<double>{});
+    default:
+      throw unsupported(std::string("cured: no segmented ") + what + " of " + dtype_name(dtype) +
+                        " (int32, int64, float16, bfloat16, float32, float64)");
+  }
+}
+
 /// The view of an array's elements as T (the array's type already checked to be T's).
 template <class T>
 strided_view<T> as_view(const cured_array& a) {

@@ -6,7 +6,7 @@
 namespace cured::capi {
 
 void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_array& out) {
-  const auto run = [&](auto t) {
+  with_segment_element(in, "argmin or argmax", [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
@@ -17,16 +17,7 @@ void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_a
           max ? argmax_async(x, c.n, seg, o, ws, c.stream, st) : argmin_async(x, c.n, seg, o, ws, c.stream, st);
         },
         [&] { max ? cured::argmax(x, c.n, seg, o, c.stream) : cured::argmin(x, c.n, seg, o, c.stream); });
-  };
-  switch (in) {
-    case CURED_INT32: return run(tag<std::int32_t>{});
-    case CURED_INT64: return run(tag<std::int64_t>{});
-    case CURED_FLOAT16: return run(tag<__half>{});
-    case CURED_BFLOAT16: return run(tag<__nv_bfloat16>{});
-    case CURED_FLOAT32: return run(tag<float>{});
-    case CURED_FLOAT64: return run(tag<double>{});
-    default: throw unsupported(std::string("cured: no segmented argmin or argmax of ") + dtype_name(in));
-  }
+  });
 }
 
 void segment_exact(const segment_call& c, std::int32_t in, const cured_array& out) {

@@ -46,7 +46,7 @@ void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out)
 }
 
 void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out) {
-  const auto run = [&](auto t) {
+  with_segment_element(in, "min or max", [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
@@ -57,16 +57,7 @@ void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cu
           max ? max_async(x, c.n, seg, o, ws, c.stream, st) : min_async(x, c.n, seg, o, ws, c.stream, st);
         },
         [&] { max ? cured::max(x, c.n, seg, o, c.stream) : cured::min(x, c.n, seg, o, c.stream); });
-  };
-  switch (in) {
-    case CURED_INT32: return run(tag<std::int32_t>{});
-    case CURED_INT64: return run(tag<std::int64_t>{});
-    case CURED_FLOAT16: return run(tag<__half>{});
-    case CURED_BFLOAT16: return run(tag<__nv_bfloat16>{});
-    case CURED_FLOAT32: return run(tag<float>{});
-    case CURED_FLOAT64: return run(tag<double>{});
-    default: throw unsupported(std::string("cured: no segmented min or max of ") + dtype_name(in));
-  }
+  });
 }
 
 }  // namespace cured::capi

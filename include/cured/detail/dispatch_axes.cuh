@@ -107,8 +107,11 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   constexpr unsigned block = axis_policy::block;
   const std::int64_t vectors = ceil_div(s.columns, V);
   const unsigned full = std::min(pow2_ceil(vectors), block);
+  // Rows a thread reads at least, where there are enough: an arg reduction's pairs make the
+  // block's tree costly, so its threads go deeper down the rows and the tree is shallower.
+  constexpr std::int64_t depth = device::is_key_value<Acc> ? 16 : 4;
   unsigned width = std::min(full, 8u);
-  while (width < full && std::int64_t(block / width) * 4 > s.row_count) width *= 2;
+  while (width < full && std::int64_t(block / width) * depth > s.row_count) width *= 2;
   s.width_log2 = 0;
   while ((1u << s.width_log2) < width) ++s.width_log2;
   s.tiles = ceil_div(vectors, width);
@@ -117,7 +120,7 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   const std::int64_t target = 2 * std::int64_t(resident_blocks<Kernel>(ws.device(), block)) * ws.sm_count();
   std::int64_t splits = 1;
   if (tiles < target && tiles <= std::int64_t(workspace::axis_counters)) {
-    splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * 4));
+    splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * depth));
     splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (device::part_bytes<Acc> * width * V) / tiles);
     splits = std::max<std::int64_t>(splits, 1);
   }

@@ -57,6 +57,72 @@ __device__ __forceinline__ void combine_rows(Acc (&acc)[V], Acc (&shared)[Block 
   }
 }
 
+/// An arg reduction of a thread's rows r0, r0 + height, ... < end in increasing flat index
+/// order: the best value of each of its V columns and the number of the row it came from,
+/// counted from r0 (fewer than 2^32 rows; one comparison and two selects per element, the flat
+/// index computed once, at the end), four rows in flight. acc[k] gets {index, value}, or stays
+/// the identity without rows.
+template <bool Max, int V, class In, class Acc, class Read>
+__device__ __forceinline__ void arg_down_columns(Acc (&acc)[V], const axis_walk& rows, std::int64_t r0,
+                                                 std::int64_t end, unsigned height, const Read& read) {
+  if (r0 >= end) return;
+  const auto element = [](const auto& x, int k) -> In {
+    if constexpr (V == 1) return x;
+    else return x.v[k];
+  };
+  const std::uint32_t total = std::uint32_t((end - r0 + height - 1) / height);
+  In best[V];
+  std::uint32_t best_row[V];
+  const auto add = [&](const auto& x, std::uint32_t row) {
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const In v = element(x, k);
+      const bool later = detail::arg_later<Max>(best[k], v);
+      best[k] = later ? v : best[k];
+      best_row[k] = later ? row : best_row[k];
+    }
+  };
+  const auto at_row = [&](std::uint32_t j) {
+    std::int64_t at, index;
+    rows.at(r0 + std::int64_t(j) * height, at, index);
+    return at;
+  };
+  // Rows j .. j + 3, loaded together; the first four start the best values.
+  const auto four = [&](std::uint32_t j, bool first) {
+    std::int64_t at[4];
+#pragma unroll
+    for (unsigned u = 0; u < 4; ++u) at[u] = at_row(j + u);
+    decltype(read(0)) x[4];
+#pragma unroll
+    for (unsigned u = 0; u < 4; ++u) x[u] = read(at[u]);
+    if (first) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) best[k] = element(x[0], k), best_row[k] = j;
+    } else {
+      add(x[0], j);
+    }
+#pragma unroll
+    for (unsigned u = 1; u < 4; ++u) add(x[u], j + u);
+  };
+  std::uint32_t j = 0;
+  if (total >= 4) {
+    four(0, true);
+    for (j = 4; j + 4 <= total; j += 4) four(j, false);
+  } else {
+    const auto x = read(at_row(0));
+#pragma unroll
+    for (int k = 0; k < V; ++k) best[k] = element(x, k), best_row[k] = 0;
+    j = 1;
+  }
+  for (; j < total; ++j) add(read(at_row(j)), j);
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    std::int64_t at, index;
+    rows.at(r0 + std::int64_t(best_row[k]) * height, at, index);
+    acc[k] = {index, best[k]};
+  }
+}
+
 template <class Policy, int V, class In, class Acc, class Load, class Op, class Store>
 __global__ void __launch_bounds__(Policy::block, 3)
     columns_kernel(const In* __restrict__ in, const column_shape shape, Acc identity, Load load, Op op, Store store,
@@ -99,6 +165,13 @@ __global__ void __launch_bounds__(Policy::block, 3)
         else return load_vector(reinterpret_cast<const vector16<In>*>(p + at), l2);
       };
       std::int64_t r = begin + ty;
+      if constexpr (is_arg_reduction<Load, Op, In>) {
+        // Rows in flat index order, each thread's counted in 32 bits: values and row numbers.
+        if (shape.ordered && (end - begin) / height < (std::int64_t(1) << 31)) {
+          arg_down_columns<std::is_same_v<Op, arg_maximum>, V, In>(acc, shape.rows, r, end, height, read);
+          r = end;
+        }
+      }
       for (; r + 3 * std::int64_t(height) < end; r += 4 * std::int64_t(height)) {
         std::int64_t at[4], index[4];
 #pragma unroll

@@ -56,14 +56,23 @@ struct arg_finish {
   }
 };
 
+/// Whether Acc is an arg reduction's pair.
+template <class Acc>
+inline constexpr bool is_key_value = false;
+template <class T>
+inline constexpr bool is_key_value<key_value<T>> = true;
+
+/// Whether load and op make an arg reduction of T elements (argmin or argmax).
+template <class Load, class Op, class T>
+inline constexpr bool is_arg_reduction =
+    std::is_same_v<Load, index_load<T>> && (std::is_same_v<Op, arg_maximum> || std::is_same_v<Op, arg_minimum>);
+
 /// acc = op(acc, load(index, x)) for an x found after every element acc holds (at a larger
 /// index): for the arg reductions one comparison (detail::arg_later) instead of the whole
 /// rule, since the tie and NaN rules then always keep acc.
 template <class Acc, class Load, class Op, class T>
 __device__ __forceinline__ void add_later(Acc& acc, std::int64_t index, const T& x, const Load& load, const Op& op) {
-  constexpr bool is_arg = std::is_same_v<Load, index_load<T>> &&
-                          (std::is_same_v<Op, arg_maximum> || std::is_same_v<Op, arg_minimum>);
-  if constexpr (is_arg) {
+  if constexpr (is_arg_reduction<Load, Op, T>) {
     if (acc.index == no_index || detail::arg_later<std::is_same_v<Op, arg_maximum>>(acc.value, x)) acc = {index, x};
   } else {
     acc = op(acc, load(index, x));

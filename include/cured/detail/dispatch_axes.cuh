@@ -228,6 +228,18 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
   if (launch_error != cudaSuccess) throw_cuda(launch_error, what, __FILE__, __LINE__);
 }
 
+/// Whether a view's elements are contiguous in row-major order (axes of extent 1 aside).
+template <class T>
+bool dense(const strided_view<T>& v) {
+  std::int64_t next = 1;
+  for (int k = v.rank - 1; k >= 0; --k) {
+    if (v.extents[k] == 1) continue;
+    if (v.strides[k] != next) return false;
+    next *= v.extents[k];
+  }
+  return true;
+}
+
 /// Whether the plan reduces every axis of one contiguous run: the whole-array kernels' case.
 inline bool whole_run(const axis_plan& plan) {
   const device::row_shape& s = plan.rows;
@@ -279,6 +291,17 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
       if (a0 < b1 && b0 < a1) throw_invalid("the values overlap the indices");
       workspace::check_device_pointer(values->data, "the values", ws.device());
     }
+  }
+  // Outputs of one element each (reduced axes of extent 1): every index is 0, and without the
+  // values nothing needs reading. A dense output gets them from one memset.
+  if (!values && plan.reduced_size == 1 && plan.outputs > 0 && dense(indices)) {
+    workspace::use use(ws, stream);
+    use.check_pointer(cin.data, 0, "the input");
+    use.check_pointer(indices.data, 1, "the output");
+    const cudaError_t e = cudaMemsetAsync(indices.data, 0, std::size_t(plan.outputs) * sizeof(index_t), stream);
+    use.enqueued();
+    if (e != cudaSuccess) throw_cuda(e, "cudaMemsetAsync", __FILE__, __LINE__);
+    return;
   }
   axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), op::template identity<kv>(),
                  device::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},

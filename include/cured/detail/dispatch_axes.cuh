@@ -107,9 +107,9 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   constexpr unsigned block = axis_policy::block;
   const std::int64_t vectors = ceil_div(s.columns, V);
   const unsigned full = std::min(pow2_ceil(vectors), block);
-  // Rows a thread reads at least, where there are enough: an arg reduction's pairs make the
-  // block's tree costly, so its threads go deeper down the rows and the tree is shallower.
-  constexpr std::int64_t depth = device::is_key_value<Acc> ? 16 : 4;
+  // Rows a thread reads at least, where there are enough: deeper threads keep more loads in
+  // flight each and leave the block a shallower tree.
+  constexpr std::int64_t depth = 16;
   unsigned width = std::min(full, 8u);
   while (width < full && std::int64_t(block / width) * depth > s.row_count) width *= 2;
   s.width_log2 = 0;

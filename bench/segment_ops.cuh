@@ -1,8 +1,8 @@
 #pragma once
 // The op table of segmented workloads: one entry per op of segment_op_names_in_order, saying
 // the output's element type, how cured and cub::DeviceSegmentedReduce compute it over int64
-// offsets, and its expected outputs from the CPU reference. An entry without `cub` has no CUB
-// peer; one with `takes<T>` false has no rows for T; `cub_max_n`, where an entry has it, is the
+// offsets, and its expected outputs from the CPU reference (what the axis table shares:
+// bench/segmented_op_bases.cuh). An entry without `from_cub` has no CUB peer; one with `takes<T>` false has no rows for T; `cub_max_n`, where an entry has it, is the
 // largest input CUB's form takes. Adding an op is adding one entry here and its name to
 // op_names.hpp.
 //
@@ -15,67 +15,35 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cub/device/device_segmented_reduce.cuh>
 #include <cuda/std/limits>
 
-#include <algorithm>
-#include <array>
-#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
-#include <vector>
 
 #include "bench/answer.cuh"
 #include "bench/op_names.hpp"
 #include "bench/outputs.cuh"
 #include "bench/segment_reference.cuh"
+#include "bench/segmented_op_bases.cuh"
 #include "cured/cured.cuh"
-#include "harness/inputs.cuh"
 
 namespace cured::bench {
 
-/// sum: accumulated and written in cured::accumulator_t<T> (int32 in int64, half in float).
-struct segment_sum_op {
-  static constexpr std::string_view name = "sum";
-  template <class T>
-  using out = accumulator_t<T>;
-  template <class T>
-  using cub_out = accumulator_t<T>;
+struct segment_sum_op : sum_op_base {
   template <class T>
   static void cured(const T* in, std::int64_t n, const segments& seg, out<T>* o, workspace& ws, cudaStream_t s) {
     cured::sum_async(in, n, seg, o, ws, s);
   }
   template <class T>
-  static cudaError_t cub(void* temp, std::size_t& bytes, const T* in, cub_out<T>* o, std::int64_t count,
-                         const std::int64_t* offsets, cudaStream_t s) {
-    // Reduce with the accumulator named, as Sum would sum half in half; an empty segment gets 0.
-    using acc = accumulator_t<T>;
-    return cub::DeviceSegmentedReduce::Reduce(temp, bytes, in, o, count, offsets, offsets + 1, ::cuda::std::plus<acc>{},
-                                              acc(0), s);
-  }
-  template <class T>
   static out<T> from_cub(const cub_out<T>& x, std::int64_t) {
     return x;
   }
-  template <class T>
-  static std::vector<out<T>> expect(segment_reference<T>& r) {
-    return r.sums();
-  }
 };
 
-/// exact_sum: each segment's sum correctly rounded, in cured::exact_result_t<T> (floating types
-/// only; no CUB peer). The bench's inputs are small integers, so the reference sums are exact.
-struct segment_exact_op {
-  static constexpr std::string_view name = "exact_sum";
-  template <class T>
-  static constexpr bool takes = harness::floating_input<T>;
-  template <class T>
-  using out = accumulator_t<T>;
-  template <class T>
-  using cub_out = accumulator_t<T>;
+struct segment_exact_op : exact_op_base {
   template <class T>
   static void cured(const T* in, std::int64_t n, const segments& seg, out<T>* o, workspace& ws, cudaStream_t s) {
     if constexpr (takes<T>) {
@@ -83,31 +51,15 @@ struct segment_exact_op {
       cured::exact_sum_async(in, n, seg, o, ws, s);
     }
   }
-  template <class T>
-  static std::vector<out<T>> expect(segment_reference<T>& r) {
-    return r.sums();
-  }
 };
 
-/// min (Max false) and max (Max true): the extreme element, in T; an empty segment's is the
-/// operator's identity.
+/// min and max: an empty segment's is the operator's identity.
 template <bool Max>
-struct segment_extreme_op {
-  static constexpr std::string_view name = Max ? "max" : "min";
+struct segment_extreme_op : extreme_op_base<Max> {
   template <class T>
-  using out = T;
-  template <class T>
-  using cub_out = T;
-  template <class T>
-  static void cured(const T* in, std::int64_t n, const segments& seg, out<T>* o, workspace& ws, cudaStream_t s) {
+  static void cured(const T* in, std::int64_t n, const segments& seg, T* o, workspace& ws, cudaStream_t s) {
     if constexpr (Max) cured::max_async(in, n, seg, o, ws, s);
     else cured::min_async(in, n, seg, o, ws, s);
-  }
-  template <class T>
-  static cudaError_t cub(void* temp, std::size_t& bytes, const T* in, cub_out<T>* o, std::int64_t count,
-                         const std::int64_t* offsets, cudaStream_t s) {
-    if constexpr (Max) return cub::DeviceSegmentedReduce::Max(temp, bytes, in, o, count, offsets, offsets + 1, s);
-    else return cub::DeviceSegmentedReduce::Min(temp, bytes, in, o, count, offsets, offsets + 1, s);
   }
   /// What CUB writes to an empty segment (its initial value).
   template <class T>
@@ -116,53 +68,28 @@ struct segment_extreme_op {
     else return ::cuda::std::numeric_limits<T>::max();
   }
   template <class T>
-  static out<T> from_cub(const cub_out<T>& x, std::int64_t length) {
+  static T from_cub(const T& x, std::int64_t length) {
     if (length == 0 && same_bits(x, cub_empty<T>())) return Max ? maximum::identity<T>() : minimum::identity<T>();
     return x;
   }
-  template <class T>
-  static std::vector<out<T>> expect(segment_reference<T>& r) {
-    const auto& e = r.template extremes<Max>();
-    std::vector<T> values(e.size());
-    std::transform(e.begin(), e.end(), values.begin(), [](const auto& a) { return a.value; });
-    return values;
-  }
 };
 
-/// argmin (Max false) and argmax (Max true): the index within the segment of the first extreme
-/// element, as cured::index_t; -1 for an empty segment. CUB writes a KeyValuePair per segment
-/// whose key is that index, as an int counted from the start of the values: its form takes
-/// inputs of up to 2^31 - 1 elements.
+/// argmin and argmax: the index within the segment, -1 for an empty one. CUB's key counts from
+/// the start of the values, as an int: its form takes inputs of up to 2^31 - 1 elements.
 template <bool Max>
-struct segment_arg_op {
-  static constexpr std::string_view name = Max ? "argmax" : "argmin";
+struct segment_arg_op : arg_op_base<Max> {
   static constexpr std::int64_t cub_max_n = std::numeric_limits<int>::max();
   template <class T>
-  using out = index_t;
+  using cub_out = typename arg_op_base<Max>::template cub_out<T>;
   template <class T>
-  using cub_out = cub::KeyValuePair<int, T>;
-  template <class T>
-  static void cured(const T* in, std::int64_t n, const segments& seg, out<T>* o, workspace& ws, cudaStream_t s) {
+  static void cured(const T* in, std::int64_t n, const segments& seg, index_t* o, workspace& ws, cudaStream_t s) {
     if constexpr (Max) cured::argmax_async(in, n, seg, o, ws, s);
     else cured::argmin_async(in, n, seg, o, ws, s);
   }
   template <class T>
-  static cudaError_t cub(void* temp, std::size_t& bytes, const T* in, cub_out<T>* o, std::int64_t count,
-                         const std::int64_t* offsets, cudaStream_t s) {
-    if constexpr (Max) return cub::DeviceSegmentedReduce::ArgMax(temp, bytes, in, o, count, offsets, offsets + 1, s);
-    else return cub::DeviceSegmentedReduce::ArgMin(temp, bytes, in, o, count, offsets, offsets + 1, s);
-  }
-  template <class T>
-  static out<T> from_cub(const cub_out<T>& x, std::int64_t length) {
+  static index_t from_cub(const cub_out<T>& x, std::int64_t length) {
     if (length == 0 && x.key == 1 && same_bits(x.value, segment_extreme_op<Max>::template cub_empty<T>())) return -1;
     return index_t(x.key);
-  }
-  template <class T>
-  static std::vector<out<T>> expect(segment_reference<T>& r) {
-    const auto& e = r.template extremes<Max>();
-    std::vector<index_t> indices(e.size());
-    std::transform(e.begin(), e.end(), indices.begin(), [](const auto& a) { return index_t(a.index); });
-    return indices;
   }
 };
 

@@ -118,36 +118,24 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
       if (impl == "cured") {
         const strided_view<Out> o = row_major_view(out.data(), kept_extents(w));
         const cured::axes along = axes_of(w);
-        const timing t = time_async([&](cudaStream_t s) { E::template cured<T>(c.in, along, o, c.ws, s); },
-                                    plan_of(ctx, false), *ctx.flusher, ctx.stream);
-        r.cold_ms = t.cold_ms;
-        r.hot_ms = t.hot_ms;
+        time_row(r, ctx, [&](cudaStream_t s) { E::template cured<T>(c.in, along, o, c.ws, s); });
         r.check = compare_outputs(copy_back(out, outputs, ctx.stream), expected());
       } else if (impl == "cub") {
         if constexpr (op_has_cub<E>()) {
-          harness::device_buffer<CubOut> cub_out(static_cast<std::size_t>(outputs));
-          CURED_CHECK(cudaMemsetAsync(cub_out.data(), 0xff, std::size_t(outputs) * sizeof(CubOut), ctx.stream));
           const row_offsets begin = row_offsets_of(w.reduced());
-          std::size_t bytes = 0;
-          CURED_CHECK(E::template cub<T>(nullptr, bytes, c.in.data, cub_out.data(), outputs, begin, ctx.stream));
-          harness::device_buffer<char> temp(std::max<std::size_t>(bytes, 1));
-          const timing t = time_async(
-              [&](cudaStream_t s) { CURED_CHECK(E::template cub<T>(temp.data(), bytes, c.in.data, cub_out.data(), outputs, begin, s)); },
-              plan_of(ctx, false), *ctx.flusher, ctx.stream);
-          r.cold_ms = t.cold_ms;
-          r.hot_ms = t.hot_ms;
-          const std::vector<CubOut> raw = copy_back(cub_out, outputs, ctx.stream);
+          const std::vector<CubOut> raw =
+              time_cub_row<CubOut>(r, ctx, outputs, [&](void* temp, std::size_t& bytes, CubOut* o, cudaStream_t s) {
+                return E::template cub<T>(temp, bytes, c.in.data, o, outputs, begin, s);
+              });
           std::vector<Out> got(raw.size());
           std::transform(raw.begin(), raw.end(), got.begin(), [](const CubOut& x) { return E::template from_cub<T>(x); });
           r.check = compare_outputs(got, expected());
         }
       } else if (impl == "floor") {
         const std::size_t in_bytes = std::size_t(n) * sizeof(T), out_bytes = std::size_t(outputs) * sizeof(Out);
-        const timing t = time_async(
-            [&](cudaStream_t s) { enqueue_read_write(c.in.data, in_bytes, out.data(), out_bytes, c.sink.data(), ctx.dev, s); },
-            plan_of(ctx, false), *ctx.flusher, ctx.stream);
-        r.cold_ms = t.cold_ms;
-        r.hot_ms = t.hot_ms;
+        time_row(r, ctx, [&](cudaStream_t s) {
+          enqueue_read_write(c.in.data, in_bytes, out.data(), out_bytes, c.sink.data(), ctx.dev, s);
+        });
         r.check = std::string(no_result_check_axes);
       }
     } catch (const std::exception& e) {

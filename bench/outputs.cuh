@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/answer.cuh"
+#include "bench/context.hpp"
 #include "harness/device_buffer.cuh"
 #include "harness/parallel_chunks.hpp"
 
@@ -53,6 +54,27 @@ std::vector<U> copy_back(const harness::device_buffer<U>& d, std::int64_t count,
   std::vector<U> h(static_cast<std::size_t>(count));
   if (count > 0) CURED_CHECK(cudaMemcpy(h.data(), d.data(), std::size_t(count) * sizeof(U), cudaMemcpyDeviceToHost));
   return h;
+}
+
+/// Times launch(stream) as every row is timed (cold and hot, the context's plan) into r.
+template <class Launch>
+void time_row(row& r, context& ctx, Launch&& launch) {
+  const timing t = time_async(launch, plan_of(ctx, false), *ctx.flusher, ctx.stream);
+  r.cold_ms = t.cold_ms;
+  r.hot_ms = t.hot_ms;
+}
+
+/// Times a CUB call, call(temp, bytes, outputs, stream), into r: count outputs of CubOut, their
+/// bits set first; the size query and the temporary storage untimed. Returns the outputs.
+template <class CubOut, class Call>
+std::vector<CubOut> time_cub_row(row& r, context& ctx, std::int64_t count, Call&& call) {
+  harness::device_buffer<CubOut> out(static_cast<std::size_t>(count));
+  CURED_CHECK(cudaMemsetAsync(out.data(), 0xff, std::size_t(count) * sizeof(CubOut), ctx.stream));
+  std::size_t bytes = 0;
+  CURED_CHECK(call(nullptr, bytes, out.data(), ctx.stream));
+  harness::device_buffer<char> temp(std::max<std::size_t>(bytes, 1));
+  time_row(r, ctx, [&](cudaStream_t s) { CURED_CHECK(call(temp.data(), bytes, out.data(), s)); });
+  return copy_back(out, count, ctx.stream);
 }
 
 /// Whether op entry E has rows for T (its `takes<T>`, where it has one).

@@ -104,26 +104,14 @@ void run_segment_op(const segment_case<T>& c, context& ctx) {
       };
       if (impl == "cured") {
         const segments seg{c.d_offsets, count};
-        const timing t = time_async([&](cudaStream_t s) { E::template cured<T>(c.values, n, seg, out.data(), c.ws, s); },
-                                    plan_of(ctx, false), *ctx.flusher, ctx.stream);
-        r.cold_ms = t.cold_ms;
-        r.hot_ms = t.hot_ms;
+        time_row(r, ctx, [&](cudaStream_t s) { E::template cured<T>(c.values, n, seg, out.data(), c.ws, s); });
         r.check = compare_outputs(copy_back(out, count, ctx.stream), expected());
       } else if (impl == "cub") {
         if constexpr (op_has_cub<E>()) {
-          harness::device_buffer<CubOut> cub_out(static_cast<std::size_t>(count));
-          CURED_CHECK(cudaMemsetAsync(cub_out.data(), 0xff, std::size_t(count) * sizeof(CubOut), ctx.stream));
-          std::size_t bytes = 0;
-          CURED_CHECK(E::template cub<T>(nullptr, bytes, c.values, cub_out.data(), count, c.d_offsets, ctx.stream));
-          harness::device_buffer<char> temp(std::max<std::size_t>(bytes, 1));
-          const timing t = time_async(
-              [&](cudaStream_t s) {
-                CURED_CHECK(E::template cub<T>(temp.data(), bytes, c.values, cub_out.data(), count, c.d_offsets, s));
-              },
-              plan_of(ctx, false), *ctx.flusher, ctx.stream);
-          r.cold_ms = t.cold_ms;
-          r.hot_ms = t.hot_ms;
-          const std::vector<CubOut> raw = copy_back(cub_out, count, ctx.stream);
+          const std::vector<CubOut> raw =
+              time_cub_row<CubOut>(r, ctx, count, [&](void* temp, std::size_t& bytes, CubOut* o, cudaStream_t s) {
+                return E::template cub<T>(temp, bytes, c.values, o, count, c.d_offsets, s);
+              });
           std::vector<Out> got(raw.size());
           harness::parallel_chunks<int>(count, [&](std::int64_t b, std::int64_t e) {
             for (std::int64_t s = b; s < e; ++s)
@@ -136,14 +124,10 @@ void run_segment_op(const segment_case<T>& c, context& ctx) {
       } else if (impl == "floor") {
         const std::size_t values_bytes = std::size_t(n) * sizeof(T), offsets_bytes = std::size_t(count + 1) * 8,
                           out_bytes = std::size_t(count) * sizeof(Out);
-        const timing t = time_async(
-            [&](cudaStream_t s) {
-              enqueue_read_write(c.values, values_bytes, c.d_offsets, offsets_bytes, out.data(), out_bytes,
-                                 c.sink.data(), ctx.dev, s);
-            },
-            plan_of(ctx, false), *ctx.flusher, ctx.stream);
-        r.cold_ms = t.cold_ms;
-        r.hot_ms = t.hot_ms;
+        time_row(r, ctx, [&](cudaStream_t s) {
+          enqueue_read_write(c.values, values_bytes, c.d_offsets, offsets_bytes, out.data(), out_bytes, c.sink.data(),
+                             ctx.dev, s);
+        });
         r.check = std::string(no_result_check_axes);
       }
     } catch (const std::exception& e) {

@@ -151,21 +151,29 @@ def fmt(x, digits=1):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-def summary(doc):
-    """The targets table's lines and the counts of targets met and missed."""
-    rows = axis_rows(doc)
-    lines, met, missed = [], 0, 0
+def opening_lines(doc, rows, title, where):
+    """What a summary opens with: the rows whose results are wrong (where(row) names the
+    workload), then the title with the run's device and date, and its command."""
+    lines = []
     wrong = [r for r in rows if not usable(r) and not r.get("check", "").startswith("skipped")]
     if wrong:
         lines.append(f"### Wrong results ({len(wrong)} rows)\n")
         for r in wrong:
-            lines.append(f"- {r['type']} {r['op']} {workload_text(r)} {r['impl']}: {r.get('check')}")
+            lines.append(f"- {r['type']} {r['op']} {where(r)} {r['impl']}: {r.get('check')}")
         lines.append("")
     run = doc["run"]
-    lines.append(f"### Axis targets on {run.get('device') or 'an unknown device'}"
+    lines.append(f"### {title} on {run.get('device') or 'an unknown device'}"
                  + (f" ({run['date']})" if run.get("date") else "") + "\n")
     if run.get("command"):
         lines.append(f"`{run['command']}`\n")
+    return lines
+
+
+def summary(doc):
+    """The targets table's lines and the counts of targets met and missed."""
+    rows = axis_rows(doc)
+    met, missed = 0, 0
+    lines = opening_lines(doc, rows, "Axis targets", workload_text)
     lines.append("| type | op | size | shapes | cured: least % of floor | at | target | CUB: least % of floor "
                  "| least CUB / cured | at | verdict |")
     lines.append("|---|---|---|---:|---:|---|---:|---:|---:|---|---|")

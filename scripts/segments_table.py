@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_bandwidth  # noqa: E402  (load and validate the report)
 import axes_table  # noqa: E402  (what the axis workloads' table shares: loading, sizes, the floor's check)
-from axes_table import FLOOR_CHECK, ReportError, _is_int, fmt, log2_exact, size_class, usable  # noqa: E402,F401
+from axes_table import FLOOR_CHECK, ReportError, _is_int, fmt, log2_exact, opening_lines, size_class, usable  # noqa: E402,F401
 
 # % of floor cured must reach on every distribution: {op: {log2 of the element count: percent}}.
 FLOOR_TARGETS = {
@@ -142,18 +142,8 @@ def targets(type_name, op, workloads):
 def summary(doc):
     """The tables' and targets' lines, and the counts of targets met and missed."""
     rows = segment_rows(doc)
-    lines, met, missed = [], 0, 0
-    wrong = [r for r in rows if not usable(r) and not r.get("check", "").startswith("skipped")]
-    if wrong:
-        lines.append(f"### Wrong results ({len(wrong)} rows)\n")
-        for r in wrong:
-            lines.append(f"- {r['type']} {r['op']} {where(r)} {r['impl']}: {r.get('check')}")
-        lines.append("")
-    run = doc["run"]
-    lines.append(f"### Segmented workloads on {run.get('device') or 'an unknown device'}"
-                 + (f" ({run['date']})" if run.get("date") else "") + "\n")
-    if run.get("command"):
-        lines.append(f"`{run['command']}`\n")
+    met, missed = 0, 0
+    lines = opening_lines(doc, rows, "Segmented workloads", where)
     target_lines = []
     for (type_name, op), workloads in groups(rows).items():
         lines.append(f"#### {type_name} {op}\n")

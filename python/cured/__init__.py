@@ -75,14 +75,26 @@ _PTR = _lib.POINTER_BYTES
 _ORDER = sys.byteorder
 
 
-def _torch_plan(op, x, dim, keepdim, dtype):
-    d = describe(x)
-    axes = normalize_dims(dim, len(d.shape))
+def _resolve(op, d, dtype):
+    """The op as run on input d and its output's type code: the exact sum of integers is their
+    int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
     requested = -1 if dtype is None else d.fw.dtype_code(dtype)
     if op == _lib.EXACT_SUM and d.dtype in _INTEGERS:
         op = _lib.SUM
-    code = _lib.result_dtype(op, d.dtype, requested)
-    shape = out_shape(d.shape, axes, keepdim)
+    return op, _lib.result_dtype(op, d.dtype, requested)
+
+
+def _plan(op, d, dim, keepdim, dtype):
+    """What a reduction of input d works out before it runs: the op, the reduced axes, the
+    output's type code and shape."""
+    axes = normalize_dims(dim, len(d.shape))
+    op, code = _resolve(op, d, dtype)
+    return op, axes, code, out_shape(d.shape, axes, keepdim)
+
+
+def _torch_plan(op, x, dim, keepdim, dtype):
+    d = describe(x)
+    op, axes, code, shape = _plan(op, d, dim, keepdim, dtype)
     in_rest = _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:]
     out_rest = _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:]
     return (op, shape, d.fw.of_code[code], _lib.pack_axes(axes), len(axes), in_rest, out_rest, d.fw.current_stream)
@@ -121,12 +133,7 @@ def _bind_torch():
 
 def _generic_reduce(op, x, dim, keepdim, dtype=None):
     d = describe(x)
-    axes = normalize_dims(dim, len(d.shape))
-    requested = -1 if dtype is None else d.fw.dtype_code(dtype)
-    if op == _lib.EXACT_SUM and d.dtype in _INTEGERS:
-        op = _lib.SUM  # an integer sum in int64 is exact (wrapping as torch.sum does beyond 2^63)
-    code = _lib.result_dtype(op, d.dtype, requested)
-    shape = out_shape(d.shape, axes, keepdim)
+    op, axes, code, shape = _plan(op, d, dim, keepdim, dtype)
     out, ptr = d.fw.empty(shape, code, d)
     _lib.reduce(op, _lib.pack_array(d.ptr, d.dtype, d.shape, d.strides), axes,
                 _lib.pack_array(ptr, code, shape, contiguous_strides(shape)), d.stream)
@@ -180,10 +187,7 @@ def _segment(op, values, offsets, dtype, check):
         raise CuredValueError("cured: segment offsets must be contiguous")
     if v.device != o.device:
         raise CuredValueError("cured: the values are on device %d, the offsets on device %d" % (v.device, o.device))
-    requested = -1 if dtype is None else v.fw.dtype_code(dtype)
-    if op == _lib.EXACT_SUM and v.dtype in _INTEGERS:
-        op = _lib.SUM
-    code = _lib.result_dtype(op, v.dtype, requested)
+    op, code = _resolve(op, v, dtype)
     count = o.shape[0] - 1
     out, ptr = v.fw.empty((count,), code, v)
     _lib.segment_reduce(op, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count,

@@ -3,6 +3,7 @@
 // in its two forms, CUB, Thrust, the read floor and the CPU. Each offers the ops whose op
 // table entry (bench/ops.cuh) names it, and runs them as that entry says, timed cold and hot.
 
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -56,6 +57,31 @@ measured<T> run_cub(const op<T>& o, const input<T>& in, context& c) {
   m.t = time_async([&](cudaStream_t s) { CURED_CHECK(o.cub(temp.data(), bytes, in, out, s)); }, plan_of(c, false),
                    *c.flusher, c.stream);
   m.got = out.read(o.field);
+  return m;
+}
+
+/// cuBLAS: one handle, its stream the timing's and its results in device memory, created untimed.
+template <class T>
+measured<T> run_cublas(const op<T>& o, const input<T>& in, context& c) {
+  cublasHandle_t h = nullptr;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw error("cuBLAS: cublasCreate failed");
+  measured<T> m;
+  try {
+    device_answer<T> out;
+    if (cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
+      throw error("cuBLAS: cublasSetPointerMode failed");
+    m.t = time_async(
+        [&](cudaStream_t s) {
+          if (cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) throw error("cuBLAS: cublasSetStream failed");
+          o.cublas(h, in, out);
+        },
+        plan_of(c, false), *c.flusher, c.stream);
+    m.got = out.read(o.field);
+  } catch (...) {
+    cublasDestroy(h);
+    throw;
+  }
+  cublasDestroy(h);
   return m;
 }
 
@@ -123,6 +149,7 @@ std::vector<implementation<T>> implementations(const context& ctx) {
   all.push_back({"cured-blocking", 0, true, [](const op<T>& o) { return o.cured_blocking != nullptr; },
                  [](const op<T>& o, const input<T>& in, context& c) { return run_blocking(o.cured_blocking, in, c); }});
   all.push_back({"cub", 0, true, [](const op<T>& o) { return o.cub != nullptr; }, run_cub<T>});
+  all.push_back({"cublas", 0, true, [](const op<T>& o) { return o.cublas != nullptr; }, run_cublas<T>});
   all.push_back({"thrust", 0, true, [](const op<T>& o) { return o.thrust != nullptr; },
                  [](const op<T>& o, const input<T>& in, context& c) { return run_blocking(o.thrust, in, c); }});
   all.push_back({"floor", 0, true, [](const op<T>&) { return true; }, run_floor<T>, false});

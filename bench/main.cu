@@ -52,6 +52,7 @@ void print_list() {
   std::printf("  cured           the library's asynchronous form (cured::sum_async ...), one launch\n");
   std::printf("  cured-blocking  the library's blocking form (cured::sum ...): launch, copy back, synchronize\n");
   std::printf("  cub      cub::DeviceReduce (temporary storage allocated once, outside the timing)\n");
+  std::printf("  cublas   cuBLAS's cublasSdot/cublasDdot (the dot op; handle created outside the timing)\n");
   std::printf("  thrust   thrust::reduce, as users call it (its allocation and synchronization timed)\n");
   std::printf("  cpu      serial CPU sum\n");
   std::printf("  cpu-mt   CPU sum over every core\n");
@@ -62,11 +63,13 @@ void print_list() {
   std::printf("ops:");
   for (const auto name : op_names_in_order) std::printf(" %s", std::string(name).c_str());
   std::printf(" (the ladder and cpu-mt: sum only; exact_sum: floating types,\n"
-              "     cured, cured-blocking and cpu (cured::cpu::exact_sum, float and double) only)\n");
+              "     cured, cured-blocking and cpu (cured::cpu::exact_sum, float and double) only;\n"
+              "     exact_dot and dot: the dot product of the input's halves x = in[0, n/2), y = in[n/2, 2(n/2)),\n"
+              "     exact_dot by cured, dot in floating point by cub (a fused TransformReduce) and cublas)\n");
   std::printf("data (--data): exact (small integers, every sum exact; the default), normal (N(0,1) values),\n"
               "     spread (random exponents over the type's whole finite range), cancel (uniform in [-1, 1)),\n"
               "     boundary (1, half an ulp, then pairs v, -v: a rounding tie for even n), subnormal; all but\n"
-              "     exact: float, double and half, checked against the exact sum of the device's values\n");
+              "     exact: the floating types, checked against the exact sum of the device's values\n");
   std::printf("axis workloads (--shape with --axes, --axes-grid):\n");
   std::printf("  cured    the library's asynchronous axis call (cured::sum_async(view, axes, out, ws, stream) ...)\n");
   std::printf("  cub      cub::DeviceSegmentedReduce over the rows (shapes whose reduced axes are the trailing ones;\n"

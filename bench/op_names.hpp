@@ -12,8 +12,9 @@
 
 namespace cured::bench {
 
-inline constexpr std::array<std::string_view, 6> op_names_in_order = {"sum",    "exact_sum", "min",
-                                                                     "max",    "argmin",    "argmax"};
+/// exact_dot and dot: the dot product of the input's two halves (bench/ops.cuh).
+inline constexpr std::array<std::string_view, 8> op_names_in_order = {"sum",    "exact_sum", "min",       "max",
+                                                                     "argmin", "argmax",    "exact_dot", "dot"};
 
 /// The ops of axis workloads (--shape, --axes-grid): every op.
 inline constexpr std::array<std::string_view, 6> axis_op_names_in_order = {"sum",    "exact_sum", "min",

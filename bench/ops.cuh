@@ -7,15 +7,18 @@
 #include <cuda_runtime_api.h>
 
 #include <cub/device/device_reduce.cuh>
+#include <cublas_v2.h>
 #include <thrust/execution_policy.h>
 #include <thrust/extrema.h>
 #include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -48,6 +51,8 @@ struct op {
   bool ladder;  ///< the ladder steps compute it (they compute plain sums)
   /// CUB's two-phase call: with temp null it only sets bytes, the temporary storage it needs.
   cudaError_t (*cub)(void* temp, std::size_t& bytes, const input<T>&, device_answer<T>&, cudaStream_t) = nullptr;
+  /// cuBLAS's call, on a handle whose stream is set and whose pointer mode is device.
+  void (*cublas)(cublasHandle_t, const input<T>&, device_answer<T>&) = nullptr;
   /// Enqueues the library's asynchronous form.
   void (*cured)(const input<T>&, device_answer<T>&, workspace&, cudaStream_t) = nullptr;
   /// The library's blocking form: launch, copy back, synchronize.
@@ -200,9 +205,79 @@ struct arg_op {
   }
 };
 
+/// The dot products time two streams of n / 2 elements: the input's halves x = in[0, n / 2)
+/// and y = in[n / 2, 2 (n / 2)), so that they read the bytes the sums of the same n read.
+template <class T>
+const T* dot_y(const input<T>& in) {
+  return in.d + in.n / 2;
+}
+
+/// exact_dot: the correctly rounded dot product of the halves (floating types), checked bit
+/// for bit.
+struct exact_dot_op {
+  static constexpr std::string_view name = "exact_dot";
+  static constexpr answer_field field = answer_field::sum;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.sum = r.dot();
+    return a;
+  }
+  template <exact_sum_type T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    cured::exact_dot_async(in.d, dot_y(in), in.n / 2, out.sum.data(), ws, s);
+  }
+  template <exact_sum_type T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    got.sum = cured::exact_dot(in.d, dot_y(in), in.n / 2, s);
+  }
+};
+
+/// Element i's product x[i] * y[i] in the accumulator: CUB's transform for a fused dot product.
+template <class T>
+struct pair_product {
+  const T* x;
+  const T* y;
+  __device__ accumulator_t<T> operator()(std::int64_t i) const {
+    return accumulator_t<T>(x[i]) * accumulator_t<T>(y[i]);
+  }
+};
+
+/// dot: the dot product of the halves in floating point, the exact one's peers: CUB's
+/// TransformReduce over the pairs (one fused pass over both) and cuBLAS's dot (cublasSdot,
+/// cublasDdot; bench/implementations.cuh). Checked within m * eps * sum |x_i y_i|.
+struct dot_op {
+  static constexpr std::string_view name = "dot";
+  static constexpr answer_field field = answer_field::sum;
+  static constexpr bool ladder = false;
+  template <class T>
+  static answer<T> expect(reference<T>& r) {
+    answer<T> a;
+    a.sum = r.dot();
+    a.sum_tolerance = r.dot_bound();
+    return a;
+  }
+  template <exact_sum_type T>
+  static cudaError_t cub(void* temp, std::size_t& bytes, const input<T>& in, device_answer<T>& out, cudaStream_t s) {
+    using acc = accumulator_t<T>;
+    return cub::DeviceReduce::TransformReduce(temp, bytes, thrust::counting_iterator<std::int64_t>(0), out.sum.data(),
+                                              in.n / 2, ::cuda::std::plus<acc>{}, pair_product<T>{in.d, dot_y(in)},
+                                              acc(0), s);
+  }
+  template <class T>
+    requires std::is_same_v<T, float> || std::is_same_v<T, double>
+  static void cublas(cublasHandle_t h, const input<T>& in, device_answer<T>& out) {
+    cublasStatus_t st;
+    if constexpr (std::is_same_v<T, float>) st = cublasSdot_64(h, in.n / 2, in.d, 1, dot_y(in), 1, out.sum.data());
+    else st = cublasDdot_64(h, in.n / 2, in.d, 1, dot_y(in), 1, out.sum.data());
+    if (st != CUBLAS_STATUS_SUCCESS) throw error(std::string("cuBLAS dot: ") + cublasGetStatusString(st));
+  }
+};
+
 /// The table, in the order of op_names_in_order.
-using op_entries =
-    std::tuple<sum_op, exact_sum_op, extreme_op<false>, extreme_op<true>, arg_op<false>, arg_op<true>>;
+using op_entries = std::tuple<sum_op, exact_sum_op, extreme_op<false>, extreme_op<true>, arg_op<false>, arg_op<true>,
+                              exact_dot_op, dot_op>;
 
 template <class... Entries>
 constexpr bool named_in_order(std::type_identity<std::tuple<Entries...>>) {
@@ -221,6 +296,10 @@ op<T> op_of() {
                   E::template cub<T>(t, b, in, out, s);
                 })
     o.cub = &E::template cub<T>;
+  if constexpr (requires(cublasHandle_t h, const input<T>& in, device_answer<T>& out) {
+                  E::template cublas<T>(h, in, out);
+                })
+    o.cublas = &E::template cublas<T>;
   if constexpr (requires(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
                   E::template cured<T>(in, out, ws, s);
                 })

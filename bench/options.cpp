@@ -18,9 +18,9 @@ constexpr std::int64_t size_limit = std::int64_t(1) << 62;
 using u128 = unsigned __int128;
 constexpr u128 u128_max = ~u128(0);
 
-constexpr std::array<std::string_view, 17> impl_list = {
-    "step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
-    "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
+constexpr std::array<std::string_view, 18> impl_list = {
+    "step1", "step2",          "step3", "step4",  "step5",  "step6", "step7", "step8",  "step9",
+    "step10", "cured", "cured-blocking", "cub", "cublas", "thrust", "floor", "cpu", "cpu-mt"};
 /// The implementations of axis workloads, in impl_list's order.
 constexpr std::array<std::string_view, 3> axis_impl_list = {"cured", "cub", "floor"};
 /// The implementations of segmented workloads, in impl_list's order.
@@ -740,7 +740,7 @@ options parse_options(int argc, const char* const* argv) {
     for (const auto& t : opt.types)
       if (!floating_type(t))
         throw parse_error("type " + quoted(t) + " has no " + std::string(data_name(opt.data)) +
-                          " data (--data other than exact takes float, double and half)");
+                          " data (--data other than exact takes the floating types: float, double, half, bfloat16)");
   }
   if (opt.ops.empty()) opt.ops = {"sum"};
 
@@ -788,7 +788,8 @@ per segment of an array) report GB/s over the bytes read and written, and % of t
 GB/s measured in the same run.
 
 options (--opt VALUE or --opt=VALUE; lists are comma-separated):
-  --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, thrust, cpu, cpu-mt,
+  --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, cublas (the
+                   dot op), thrust, cpu, cpu-mt,
                    floor (a kernel that only reads the input: no reduction, no result;
                    the least time any one-launch reduction can take), or the groups
                    ladder (every step of --steps) and all                 [all]
@@ -801,12 +802,15 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --types LIST     @TYPES@, or all@TYPES_PAD@[float,int32]
   --ops LIST       @OPS@, or all@OPS_PAD@[sum]
                    (exact_sum: cured's correctly rounded sum, floating types;
-                   rows for cured, cured-blocking and cpu only)
+                   rows for cured, cured-blocking and cpu only; exact_dot and
+                   dot: the dot product of the input's two halves, exact
+                   (cured) and in floating point (cub's fused TransformReduce,
+                   cublas's Sdot/Ddot))
   --data FAMILY    the inputs: exact (small integers: every sum exact),
                    normal (N(0,1) values), spread (random exponents over the
                    type's whole range), cancel (uniform in [-1,1)), boundary
                    (an exact sum on a rounding tie under cancellation) or
-                   subnormal; all but exact take float, double and half,
+                   subnormal; all but exact take the floating types,
                    and default to --types float,double               [exact]
   --mode MODE      cold, hot or both                                      [both]
   --samples N      timed samples per measurement (default: automatic)

@@ -3,12 +3,15 @@
 // (seed, i) on the host, for the normal and spread families from one pass over the values the
 // device holds (copied back) or the host's copy of them.
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "bench/answer.cuh"
+#include "cpu/reference.hpp"
 #include "cured/cured.cuh"
 #include "harness/data_family.hpp"
 #include "harness/exact_answers.cuh"
@@ -50,7 +53,45 @@ public:
     return r;
   }
 
+  /// The exact dot product of the input's halves x = in[0, n / 2) and y = in[n / 2, 2 (n / 2)),
+  /// rounded once to the accumulator (bench/ops.cuh, exact_dot).
+  accumulator_t<T> dot() { return dots().exact; }
+  /// How far a plain dot product of the halves may be from dot(): m * eps * sum |x_i y_i|.
+  double dot_bound() { return dots().bound; }
+
 private:
+  struct dot_values {
+    accumulator_t<T> exact;
+    double bound;
+  };
+  const dot_values& dots() {
+    if (!dots_) {
+      std::vector<T> h = in_.h;
+      if (h.empty() && in_.n > 0) {
+        h.resize(std::size_t(in_.n));
+        CURED_CHECK(cudaMemcpy(h.data(), in_.d, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      }
+      const std::size_t m = std::size_t(in_.n / 2);
+      cpu::exact_accumulator acc;
+      double abs = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        const double a = double(float_of(h[i])), b = double(float_of(h[m + i]));
+        acc.add_product(a, b);
+        abs += std::fabs(a * b);
+      }
+      dot_values v;
+      if constexpr (std::is_same_v<accumulator_t<T>, double>) v.exact = acc.round_to_double();
+      else v.exact = acc.round_to_float();
+      v.bound = double(m) * double(std::numeric_limits<accumulator_t<T>>::epsilon()) * abs;
+      dots_ = v;
+    }
+    return *dots_;
+  }
+  /// x as float or double, exactly.
+  static auto float_of(T x) {
+    if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) return float(x);
+    else return x;
+  }
   bool exact_family() const { return data_ == harness::data_family::exact; }
 
   /// The normal and spread families' one pass.
@@ -64,6 +105,7 @@ private:
   harness::data_family data_;
   std::uint64_t seed_;
   std::optional<harness::summary<T>> values_;
+  std::optional<dot_values> dots_;
 };
 
 }  // namespace cured::bench

@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -18,7 +19,7 @@ constexpr std::int64_t k_chunk_mask = (std::int64_t{1} << k_chunk_bits) - 1;
 // chunk below 2^62 + 2^32 in magnitude.
 constexpr std::int64_t k_normalize_every = std::int64_t{1} << 30;
 // Position (in units of 2^-1074) of the quantum of the smallest float subnormal, 2^-149.
-constexpr int k_float_min_quantum = 1074 - 149;
+constexpr int k_float_min_quantum = 1074 - 149;  // in units of 2^-1074
 // Spans at least this long are summed by several threads.
 constexpr std::size_t k_parallel_min = std::size_t{1} << 20;
 
@@ -179,6 +180,45 @@ void exact_accumulator::add(double x) {
   } else if (significand == 0) {
     return;
   }
+  add_at(significand, pos + k_offset, negative);
+}
+
+void exact_accumulator::add_product(double a, double b) {
+  empty_ = false;
+  const bool negative = std::signbit(a) != std::signbit(b);
+  if (std::isnan(a) || std::isnan(b) || (std::isinf(a) && b == 0) || (std::isinf(b) && a == 0)) {
+    all_negative_zero_ = false;
+    has_nan_ = true;
+    return;
+  }
+  if (std::isinf(a) || std::isinf(b)) {
+    all_negative_zero_ = false;
+    (negative ? has_neg_inf_ : has_pos_inf_) = true;
+    return;
+  }
+  if (!negative || (a != 0 && b != 0)) all_negative_zero_ = false;
+  if (a == 0 || b == 0) return;
+  // |a| = ma * 2^(ea - 1074), |b| = mb * 2^(eb - 1074): the product is ma * mb (below 2^106)
+  // in units of 2^-2148, added as two pieces of 53 bits.
+  auto split = [](double v, std::uint64_t& m, int& e) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+    m = bits & ((std::uint64_t{1} << 52) - 1);
+    e = biased ? biased - 1 : 0;
+    if (biased) m |= std::uint64_t{1} << 52;
+  };
+  std::uint64_t ma, mb;
+  int ea, eb;
+  split(a, ma, ea);
+  split(b, mb, eb);
+  const unsigned __int128 p = static_cast<unsigned __int128>(ma) * mb;
+  const std::uint64_t piece = (std::uint64_t{1} << 53) - 1;
+  add_at(static_cast<std::uint64_t>(p) & piece, ea + eb, negative);
+  add_at(static_cast<std::uint64_t>(p >> 53), ea + eb + 53, negative);
+}
+
+void exact_accumulator::add_at(std::uint64_t significand, int pos, bool negative) {
+  if (significand == 0) return;
   const int idx = pos / k_chunk_bits;
   const auto shifted = static_cast<unsigned __int128>(significand) << (pos % k_chunk_bits);
   // Branch-free negation: (v ^ m) - m is v when m == 0 and -v when m == -1.
@@ -235,12 +275,12 @@ double exact_accumulator::round_to(int precision, int min_quantum) const {
   while (top >= 0 && m[top] == 0) --top;
   if (top < 0) return 0.0;
   const int lead = top * k_chunk_bits + 63 - std::countl_zero(static_cast<std::uint64_t>(m[top]));
-  const int shift = std::max(lead - (precision - 1), min_quantum);
+  const int shift = std::max(lead - (precision - 1), min_quantum + k_offset);
   std::uint64_t r = extract_bits(m, k_chunks, shift, precision);
   const bool half = shift > 0 && extract_bits(m, k_chunks, shift - 1, 1) != 0;
   const bool sticky = shift > 1 && any_bits_below(m, shift - 1);
   if (half && (sticky || (r & 1) != 0)) ++r;
-  const double v = std::ldexp(static_cast<double>(r), shift - 1074);
+  const double v = std::ldexp(static_cast<double>(r), shift - 1074 - k_offset);
   return negative ? -v : v;
 }
 
@@ -263,7 +303,20 @@ float exact_accumulator::round_to_float() const {
   return static_cast<float>(v);
 }
 
+namespace {
+template <class T>
+T exact_dot_float(std::span<const T> x, std::span<const T> y) {
+  if (x.size() != y.size()) throw std::invalid_argument("exact_dot: inputs of different lengths");
+  exact_accumulator acc;
+  for (std::size_t i = 0; i < x.size(); ++i) acc.add_product(x[i], y[i]);
+  if constexpr (std::is_same_v<T, float>) return acc.round_to_float();
+  else return acc.round_to_double();
+}
+}  // namespace
+
 float exact_sum(std::span<const float> x) { return exact_sum_float(x); }
+float exact_dot(std::span<const float> x, std::span<const float> y) { return exact_dot_float(x, y); }
+double exact_dot(std::span<const double> x, std::span<const double> y) { return exact_dot_float(x, y); }
 double exact_sum(std::span<const double> x) { return exact_sum_float(x); }
 __int128 exact_sum(std::span<const std::int32_t> x) { return exact_sum_int<__int128>(x); }
 __int128 exact_sum(std::span<const std::int64_t> x) { return exact_sum_int<__int128>(x); }

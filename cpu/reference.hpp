@@ -9,6 +9,7 @@
 //   round-to-nearest-even; any NaN -> NaN; +inf and -inf together -> NaN; an exact sum
 //   beyond the largest finite value -> inf of its sign; subnormals exact; an exact zero is
 //   -0 only when every input is -0 (and n > 0); the empty sum is +0.
+// - exact_dot of float/double: the exact sum of the exact products, rounded once, as above.
 // - exact_sum of integers: the exact sum as a 128-bit integer (never overflows for any
 //   n below 2^62).
 // - min/max: NaN propagates (the result is NaN when any input is NaN); empty -> nullopt.
@@ -30,6 +31,10 @@ public:
   exact_accumulator();
   void add(double x);
   void add(float x) { add(static_cast<double>(x)); }
+  /// Adds the exact product a * b (never rounded: products beyond the double range or below
+  /// its subnormals count exactly; NaN for a NaN or inf * 0; a zero product's sign is the xor
+  /// of the signs).
+  void add_product(double a, double b);
   void merge(const exact_accumulator& other);
   /// The exact sum rounded once to double / float (round-to-nearest-even), IEEE special rules.
   double round_to_double() const;
@@ -38,21 +43,28 @@ public:
   int sign() const;
 
 private:
-  // The finite sum is a fixed-point number in units of 2^-1074: sum of chunk_[i] * 2^(32 i).
-  // Between normalizations chunks may leave [0, 2^32); normalize() propagates carries so that
-  // every chunk but the last lies in [0, 2^32) and the last carries the sign. 72 chunks cover
-  // 2^-1074 .. 2^1230: the largest double times 2^62 fits with room to spare.
+  // The finite sum is a fixed-point number in units of 2^-2148 (2^-1074 squared, the unit of
+  // products): sum of chunk_[i] * 2^(32 i). Between normalizations chunks may leave [0, 2^32);
+  // normalize() propagates carries so that every chunk but the last lies in [0, 2^32) and the
+  // last carries the sign. 140 chunks cover 2^-2148 .. 2^2332: the largest product of doubles
+  // times 2^62 fits with room to spare.
   // Fixed-size storage so the class stays copyable and allocation-free.
-  static constexpr int k_chunks = 72;
+  static constexpr int k_chunks = 140;
+  static constexpr int k_offset = 1074;  ///< a double's unit 2^-1074 in units of 2^-2148
   std::int64_t chunk_[k_chunks];
   std::int64_t adds_since_normalize_;
   bool has_nan_, has_pos_inf_, has_neg_inf_, all_negative_zero_, empty_;
   void normalize();
+  void add_at(std::uint64_t significand, int pos, bool negative);  ///< significand * 2^pos units
   double round_to(int precision, int min_quantum) const;
 };
 
 float exact_sum(std::span<const float> x);
 double exact_sum(std::span<const double> x);
+/// The exact dot product sum x[i] * y[i] (x and y of one length), rounded once, with the
+/// products' rules of exact_accumulator::add_product.
+float exact_dot(std::span<const float> x, std::span<const float> y);
+double exact_dot(std::span<const double> x, std::span<const double> y);
 __int128 exact_sum(std::span<const std::int32_t> x);
 __int128 exact_sum(std::span<const std::int64_t> x);
 unsigned __int128 exact_sum(std::span<const std::uint32_t> x);

@@ -1,6 +1,7 @@
 // cured::exact_sum: the exact sum of floating-point values, rounded once. Where a plain float
 // sum loses the small terms between large ones that cancel, exact_sum keeps them; its result
-// is the same bits for any order of the inputs. Needs a CUDA device; without one it says so
+// is the same bits for any order of the inputs. cured::exact_dot does the same for the sum of
+// products. Needs a CUDA device; without one it says so
 // and exits with 77, which ctest reports as skipped.
 
 #include <cured/cured.cuh>
@@ -56,9 +57,19 @@ void run() {
   CURED_CHECK(cudaMemcpy(&from_async, d_out, sizeof(float), cudaMemcpyDeviceToHost));
   expect(from_async == exact, "exact_sum_async", from_async, exact);
 
+  // docs:begin exact-dot
+  std::vector<double> h_a = {1e300, 1.0, -1e300}, h_b = {1e10, 3.0, 1e10};
+  double* d_a = to_device(h_a);
+  double* d_b = to_device(h_b);
+  double dot = cured::exact_dot(d_a, d_b, 3);  // 3: the products +-1e310, beyond double, cancel exactly
+  // docs:end exact-dot
+  expect(dot == 3.0, "exact_dot", dot, 3.0);
+
   CURED_CHECK(cudaFree(d_x));
   CURED_CHECK(cudaFree(d_y));
   CURED_CHECK(cudaFree(d_d));
+  CURED_CHECK(cudaFree(d_a));
+  CURED_CHECK(cudaFree(d_b));
   CURED_CHECK(cudaFree(d_out));
 }
 

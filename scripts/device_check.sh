@@ -7,7 +7,8 @@
 #   scripts/device_check.sh sanitize # compute-sanitizer memcheck, racecheck, initcheck, synccheck at small sizes
 #   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
-#   scripts/device_check.sh exact   # the exact-sum tests, then exact_sum against cured::sum and CUB (every floating data family)
+#   scripts/device_check.sh exact   # the exact tests, then exact_sum against cured::sum (every floating type and data
+#                                   # family) and exact_dot against CUB's fused dot and cuBLAS's
 #   scripts/device_check.sh profile # ncu counters of every ladder step, the library and CUB
 #   scripts/device_check.sh axes    # builds cured-bench only; the axis grid (cured, CUB's segmented
 #                                   # reduce and the floor over 2-D and 3-D shapes), its plots and
@@ -100,10 +101,10 @@ if [[ $mode == perf ]]; then
 fi
 
 if [[ $mode == exact ]]; then
-  # The library's exact-sum tests, then the exact-sum targets (docs/EXACT.md): exact_sum beside
-  # cured::sum and CUB's sum on the same inputs, cold, normal and spread data. Each bench run
-  # takes well under a minute on an H200 (its host reference sums 2^30 elements on every core);
-  # the timeouts only stop a run that hangs.
+  # The library's exact tests, then the exact targets (docs/EXACT.md): exact_sum beside
+  # cured::sum and CUB's sum on the same inputs, cold, every floating type and data family; then
+  # exact_dot beside CUB's fused dot, cuBLAS's dot and the read floor. Each bench run takes about
+  # a minute on an H200; the timeouts only stop a run that hangs.
   bin="$build/tests/library/cured_tests_exact"
   if [[ -x $bin ]]; then
     timeout 300 "$bin" --gtest_brief=1 >"$out/test_exact.log" 2>&1
@@ -113,24 +114,26 @@ if [[ $mode == exact ]]; then
   fi
   bench="$build/bench/cured-bench"
   exact_jsons=()
-  for cfg in "normal float,double 2^10..2^30" "spread float,double 2^10..2^30" "normal half 2^10..2^28" \
-             "spread half 2^10..2^28" "cancel float,double,half 2^10..2^28" "boundary float,double,half 2^10..2^28" \
-             "subnormal float,double,half 2^10..2^28"; do
-    read -r data types sizes <<<"$cfg"
-    name="exact_${data}_${types//,/_}"
-    timeout 230 "$bench" --impl cured,cub --types "$types" --ops sum,exact_sum --data "$data" --sizes "$sizes" \
-      --mode cold --format json --out "$out/$name.json" 2>"$out/$name.err"
+  for data in normal spread cancel boundary subnormal; do
+    name="exact_${data}"
+    timeout 230 "$bench" --impl cured,cub --types float,double,half,bfloat16 --ops sum,exact_sum --data "$data" \
+      --sizes 2^10..2^28 --mode cold --format json --out "$out/$name.json" 2>"$out/$name.err"
     rc=$?
     bad=$(grep -c '"check": "[^os]' "$out/$name.json" 2>/dev/null)
     note "bench $name: rc=$rc, ${bad:-?} rows not ok"
     [[ -s $out/$name.json ]] && exact_jsons+=("$out/$name.json")
   done
+  timeout 230 "$bench" --impl cured,cub,cublas,floor --types float,double,half,bfloat16 --ops exact_dot,dot \
+    --data normal --sizes 2^12..2^28 --mode cold --format json --out "$out/exact_dot.json" 2>"$out/exact_dot.err"
+  rc=$?
+  note "bench exact_dot: rc=$rc, $(grep -c '"check": "[^osn]' "$out/exact_dot.json" 2>/dev/null) rows not ok"
+  [[ -s $out/exact_dot.json ]] && exact_jsons+=("$out/exact_dot.json")
   if ((${#exact_jsons[@]})); then
     python3 scripts/perf_table.py "${exact_jsons[@]}" >"$out/exact.md" 2>&1
     rc=$?
     section=$(awk '/^## Exact sums/ { on = 1 } on' "$out/exact.md")
     note "exact targets: rc=$rc $(grep -c MISSED <<<"$section") missed, $(grep -c ': met' <<<"$section") met"
-    while IFS= read -r line; do note "  $line"; done < <(grep -E '^### .*exact_sum|^- (throughput|exact_sum time)' "$out/exact.md")
+    while IFS= read -r line; do note "  $line"; done < <(grep -E '^### .*exact_(sum|dot)|^- (throughput|exact_sum time)' "$out/exact.md")
   fi
 fi
 

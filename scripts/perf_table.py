@@ -16,10 +16,15 @@ reach against CUB there.
 
 Then the exact sums (cured-bench --ops sum,exact_sum): for each type and data family, cured's
 exact_sum against cured::sum on the same input, cold: the throughput ratio (sum time /
-exact_sum time: 1 means as fast) over n >= 2^26, geometric mean and smallest, with the issue's
-targets (normal data: float and double >= 0.9; spread data: float >= 0.8, double >= 0.75; no
-target for other types and families), and the time exact_sum takes beyond the sum at small n
-(largest over 2^10..2^16: at most 3 microseconds, "a few").
+exact_sum time: 1 means as fast), its smallest value over n >= 2^22 (target >= 0.9, every type
+and family) and over 2^16..2^22 (>= 0.75), and the time exact_sum takes beyond the sum at
+n <= 2^16 (at most 1.5 microseconds).
+
+Then the exact dot products (cured-bench --ops exact_dot,dot, --impl cured,cub,cublas): the dot
+product of the input's two halves, exact (cured's exact_dot) against CUB's fused dot product
+(cub::DeviceReduce::TransformReduce over the pairs) and cuBLAS's dot, cold: the throughput
+ratios (peer time / exact_dot time) at n >= 2^24 elements in all (two streams of n / 2), smallest
+(targets: >= 0.85 against the fused dot, >= 0.9 against cuBLAS).
 """
 
 import json
@@ -122,13 +127,23 @@ def tables(reports):
     return out
 
 
-# The issue's exact-sum targets: exact_sum throughput / cured::sum throughput at n >= 2^26.
-EXACT_THROUGHPUT_TARGETS = {("float", "normal"): 0.9, ("double", "normal"): 0.9,
-                            ("float", "spread"): 0.8, ("double", "spread"): 0.75}
-EXACT_LARGE_EXP = 26
-# "At most a few microseconds over cured::sum" at small n (2^10..2^16), read as 3 us.
-EXACT_SMALL_EXTRA_US = 3.0
-EXACT_SMALL_EXPS = (10, 16)
+# The exact-sum targets: exact_sum throughput / cured::sum throughput, smallest over n >= 2^22
+# (every type and data family) and over 2^16..2^22; the extra time at n <= 2^16.
+EXACT_LARGE_EXP, EXACT_LARGE_TARGET = 22, 0.9
+EXACT_MIDDLE_EXPS, EXACT_MIDDLE_TARGET = (16, 22), 0.75
+EXACT_SMALL_MAX_EXP, EXACT_SMALL_EXTRA_US = 16, 1.5
+# The exact dot product against its peers at n >= 2^24 (all elements; two streams of n / 2).
+DOT_LARGE_EXP = 24
+DOT_TARGETS = {"cub": 0.85, "cublas": 0.9}
+
+
+def checked_rows(rows, type_name, data):
+    """{(op, impl, n): row} of one type and family, checked ok and timed."""
+    by = {}
+    for r in rows:
+        if r["type"] == type_name and data_of(r) == data and r["check"] == "ok" and cold(r):
+            by[(r["op"], r["impl"], r["n"])] = r
+    return by
 
 
 def exact_tables(reports):
@@ -137,10 +152,7 @@ def exact_tables(reports):
     groups = sorted({(r["type"], data_of(r)) for r in rows if r["op"] == "exact_sum"})
     out = []
     for type_name, data in groups:
-        by = {}
-        for r in rows:
-            if r["type"] == type_name and data_of(r) == data and r["check"] == "ok" and cold(r):
-                by[(r["op"], r["impl"], r["n"])] = r
+        by = checked_rows(rows, type_name, data)
         sizes = sorted(n for (op, impl, n) in by if op == "exact_sum" and impl == "cured" and ("sum", "cured", n) in by)
         if not sizes:
             continue
@@ -155,18 +167,59 @@ def exact_tables(reports):
             out.append(f"| {n} | {s:.4f} | {f'{cold(cub):.4f}' if cub else '-'} | {e:.4f} | {ratio[n]:.2f} "
                        f"| {extra[n]:.2f} |")
         out.append("")
-        target = EXACT_THROUGHPUT_TARGETS.get((type_name, data))
         large = [v for n, v in ratio.items() if n >= 2 ** EXACT_LARGE_EXP]
-        out.append(f"- throughput exact_sum / sum, geometric mean over n >= 2^{EXACT_LARGE_EXP}: "
-                   + verdict(geomean(large), target))
+        middle = in_range(ratio, *EXACT_MIDDLE_EXPS)
+        small = [v for n, v in extra.items() if n <= 2 ** EXACT_SMALL_MAX_EXP]
         out.append(f"- throughput exact_sum / sum, smallest over n >= 2^{EXACT_LARGE_EXP}: "
-                   + verdict(min(large) if large else None, target))
-        small = in_range(extra, *EXACT_SMALL_EXPS)
-        out.append(f"- exact_sum time minus sum time, largest over 2^{EXACT_SMALL_EXPS[0]}..2^{EXACT_SMALL_EXPS[1]}: "
+                   + verdict(min(large) if large else None, EXACT_LARGE_TARGET))
+        out.append(f"- throughput exact_sum / sum, smallest over 2^{EXACT_MIDDLE_EXPS[0]}..2^{EXACT_MIDDLE_EXPS[1]}: "
+                   + verdict(min(middle) if middle else None, EXACT_MIDDLE_TARGET))
+        out.append(f"- exact_sum time minus sum time, largest over n <= 2^{EXACT_SMALL_MAX_EXP}: "
                    + verdict(max(small) if small else None, EXACT_SMALL_EXTRA_US, "at most", " us"))
         out.append("")
     if out:
         out = ["## Exact sums\n"] + out
+    return out
+
+
+def dot_tables(reports):
+    """The exact_dot section: cured's exact_dot against CUB's fused dot and cuBLAS's dot, per type and family."""
+    rows = [r for rep in reports for r in rep["rows"]]
+    groups = sorted({(r["type"], data_of(r)) for r in rows if r["op"] == "exact_dot"})
+    out = []
+    for type_name, data in groups:
+        by = checked_rows(rows, type_name, data)
+        sizes = sorted(n for (op, impl, n) in by if op == "exact_dot" and impl == "cured")
+        if not sizes:
+            continue
+        out.append(f"### {type_name} exact_dot against the plain dot products ({data} data)\n")
+        out.append("| n (two streams of n/2) | exact_dot ms | cub fused dot ms | cublas dot ms | floor ms "
+                   "| cub / exact | cublas / exact | floor / exact |")
+        out.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        vs = {peer: {} for peer in DOT_TARGETS}
+        for n in sizes:
+            e = cold(by[("exact_dot", "cured", n)])
+            cells = [f"{e:.4f}"]
+            peers = []
+            for peer in DOT_TARGETS:
+                r = by.get(("dot", peer, n))
+                cells.append(f"{cold(r):.4f}" if r else "-")
+                if r:
+                    vs[peer][n] = cold(r) / e
+                peers.append(f"{vs[peer][n]:.2f}" if n in vs[peer] else "-")
+            floor = next((fr for fr in rows if fr["impl"] == "floor" and fr["op"] == "exact_dot" and fr["n"] == n
+                          and fr["type"] == type_name and data_of(fr) == data and cold(fr)), None)
+            cells.append(f"{cold(floor):.4f}" if floor else "-")
+            peers.append(f"{cold(floor) / e:.2f}" if floor else "-")
+            out.append(f"| {n} | " + " | ".join(cells + peers) + " |")
+        out.append("")
+        for peer, target in DOT_TARGETS.items():
+            large = [v for n, v in vs[peer].items() if n >= 2 ** DOT_LARGE_EXP]
+            out.append(f"- throughput exact_dot / {peer} dot, smallest over n >= 2^{DOT_LARGE_EXP}: "
+                       + verdict(min(large) if large else None, target))
+        out.append("")
+    if out:
+        out = ["## Exact dot products\n"] + out
     return out
 
 
@@ -181,7 +234,7 @@ def main(argv):
     run = reports[0]["run"]
     print(f"Device: {run.get('device')}; date {run.get('date')}; commands: "
           + "; ".join(f"`{r['run'].get('command')}`" for r in reports) + "\n")
-    print("\n".join(tables(reports) + exact_tables(reports)))
+    print("\n".join(tables(reports) + exact_tables(reports) + dot_tables(reports)))
     return 0
 
 

@@ -61,43 +61,46 @@ class PerfTableTest(unittest.TestCase):
         rows = []
         for e in range(10, 31):
             n = 2 ** e
-            for data, type_name, exact_ms in (("normal", "float", 1.05), ("spread", "double", 1.25)):
+            # float normal: 0.95 from 2^22 up, 0.80 in the middle, 1 us extra below
+            # double spread: 0.85 from 2^22 up (misses 0.9), 0.70 in the middle (misses 0.75)
+            for data, type_name, large, middle, small_extra in (("normal", "float", 1 / 0.95, 1 / 0.80, 0.001),
+                                                                 ("spread", "double", 1 / 0.85, 1 / 0.70, 0.002)):
+                exact_ms = large if e >= 22 else middle if e > 16 else 1.0 + small_extra
                 rows += [row("cured", n, 1.0, type_name=type_name, data=data),
                          row("cub", n, 1.1, type_name=type_name, data=data),
-                         row("cured", n, exact_ms if e >= 26 else 1.002, op="exact_sum", type_name=type_name,
-                             data=data)]
-            # half: no target; one exact_sum row that failed its check is left out
+                         row("cured", n, exact_ms, op="exact_sum", type_name=type_name, data=data)]
+            # a row that failed its check is left out
             rows += [row("cured", n, 1.0, type_name="half", data="spread"),
                      row("cured", n, 2.0, op="exact_sum", type_name="half", data="spread",
                          check="ok" if e != 28 else "got 1 want 2")]
-        rows += [row("cured", 2 ** 12, 0.004, type_name="float", data="exact"),
-                 row("cured", 2 ** 12, 0.010, op="exact_sum", type_name="float", data="exact")]
         text = "\n".join(perf_table.exact_tables([{"run": {}, "rows": rows}]))
         self.assertTrue(text.startswith("## Exact sums"))
-        self.assertIn("### float exact_sum against cured::sum (normal data)", text)
-        self.assertIn("| 1024 | 1.0000 | 1.1000 | 1.0020 | 1.00 | 2.00 |", text)
-        # float normal: 1 / 1.05 = 0.95 >= 0.9 at n >= 2^26; 2 us extra at small n
+        self.assertIn("| 1024 | 1.0000 | 1.1000 | 1.0010 | 1.00 | 1.00 |", text)
         normal = text.split("### float exact_sum against cured::sum (normal data)")[1].split("###")[0]
-        self.assertIn("geometric mean over n >= 2^26: 0.95 (target at least 0.9: met)", normal)
-        self.assertIn("smallest over n >= 2^26: 0.95 (target at least 0.9: met)", normal)
-        self.assertIn("largest over 2^10..2^16: 2.00 us (target at most 3.0 us: met)", normal)
-        # double spread: 1 / 1.25 = 0.80 >= 0.75
+        self.assertIn("smallest over n >= 2^22: 0.95 (target at least 0.9: met)", normal)
+        self.assertIn("smallest over 2^16..2^22: 0.80 (target at least 0.75: met)", normal)
+        self.assertIn("largest over n <= 2^16: 1.00 us (target at most 1.5 us: met)", normal)
         spread = text.split("### double exact_sum against cured::sum (spread data)")[1].split("###")[0]
-        self.assertIn("smallest over n >= 2^26: 0.80 (target at least 0.75: met)", spread)
-        # half: ratios without a target; 1 ms extra at small n misses; the failed row is left out
+        self.assertIn("smallest over n >= 2^22: 0.85 (target at least 0.9: MISSED)", spread)
+        self.assertIn("smallest over 2^16..2^22: 0.70 (target at least 0.75: MISSED)", spread)
+        self.assertIn("largest over n <= 2^16: 2.00 us (target at most 1.5 us: MISSED)", spread)
         half = text.split("### half exact_sum against cured::sum (spread data)")[1].split("###")[0]
-        self.assertIn("smallest over n >= 2^26: 0.50 (no target)", half)
-        self.assertIn("largest over 2^10..2^16: 1000.00 us (target at most 3.0 us: MISSED)", half)
         self.assertNotIn(f"| {2 ** 28} |", half)
-        # float exact data: 6 us extra misses; nothing at n >= 2^26
-        exact = text.split("### float exact_sum against cured::sum (exact data)")[1]
-        self.assertIn("geometric mean over n >= 2^26: no data", exact)
-        self.assertIn("largest over 2^10..2^16: 6.00 us (target at most 3.0 us: MISSED)", exact)
-        # a float spread ratio of 0.79 misses its 0.8
-        slow = [row("cured", 2 ** 26, 1.0, data="spread"),
-                row("cured", 2 ** 26, 1.0 / 0.79, op="exact_sum", data="spread")]
-        self.assertIn("0.79 (target at least 0.8: MISSED)", "\n".join(perf_table.exact_tables([{"rows": slow}])))
         self.assertEqual(perf_table.exact_tables([{"rows": [row("cured", 1024, 1.0)]}]), [])
+
+    def test_exact_dot_targets_are_judged(self):
+        rows = []
+        for e in (20, 24, 26):
+            n = 2 ** e
+            rows += [row("cured", n, 1.0, op="exact_dot", type_name="double", data="normal"),
+                     row("cub", n, 0.9, op="dot", type_name="double", data="normal"),
+                     row("cublas", n, 0.8, op="dot", type_name="double", data="normal"),
+                     row("floor", n, 0.85, "n/a: reads only", op="exact_dot", type_name="double", data="normal")]
+        text = "\n".join(perf_table.dot_tables([{"rows": rows}]))
+        self.assertTrue(text.startswith("## Exact dot products"))
+        self.assertIn(f"| {2 ** 24} | 1.0000 | 0.9000 | 0.8000 | 0.8500 | 0.90 | 0.80 | 0.85 |", text)
+        self.assertIn("exact_dot / cub dot, smallest over n >= 2^24: 0.90 (target at least 0.85: met)", text)
+        self.assertIn("exact_dot / cublas dot, smallest over n >= 2^24: 0.80 (target at least 0.9: MISSED)", text)
 
     def test_geomean(self):
         self.assertAlmostEqual(perf_table.geomean([1.0, 4.0]), 2.0)

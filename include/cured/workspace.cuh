@@ -75,7 +75,7 @@ public:
   unsigned int* ticket() const { return static_cast<unsigned int*>(base_); }
   /// The exact sums' state (ticket, flags, fixed-point accumulator): zero between calls.
   void* exact_state() const { return static_cast<char*>(base_) + exact_state_offset; }
-  static constexpr std::size_t exact_state_bytes = 1024;
+  static constexpr std::size_t exact_state_bytes = 2048;
   /// The arg kernel's partials: one per block.
   void* partials() const { return static_cast<char*>(base_) + header_bytes; }
   std::size_t partial_bytes() const { return partial_bytes_; }
@@ -272,7 +272,7 @@ private:
   std::mutex mutex_;
   cudaStream_t last_stream_ = nullptr;
   bool used_ = false;
-  const void* checked_[3] = {nullptr, nullptr, nullptr};  // last input, output and offsets pointers found valid
+  const void* checked_[3] = {nullptr, nullptr, nullptr};  // last input, output and offsets (or second input) pointers found valid
 };
 
 }  // namespace cured

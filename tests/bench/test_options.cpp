@@ -56,7 +56,7 @@ void expect_error(const std::string& message, const std::string& bad, const std:
 }
 
 const strings all_impls = {"step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8",
-                           "step9", "step10", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"};
+                           "step9", "step10", "cured", "cured-blocking", "cub", "cublas", "thrust", "floor", "cpu", "cpu-mt"};
 
 }  // namespace
 
@@ -252,9 +252,9 @@ TEST(Options, Defaults) {
 
 TEST(Options, CanonicalNameLists) {
   EXPECT_EQ(strings(cb::implementation_names().begin(), cb::implementation_names().end()), all_impls);
-  EXPECT_EQ(cb::type_names().size(), 5u);
+  EXPECT_EQ(cb::type_names().size(), 6u);
   EXPECT_EQ(strings(cb::op_names().begin(), cb::op_names().end()),
-            (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
+            (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax", "exact_dot", "dot"}));
   EXPECT_EQ(strings(cb::data_names().begin(), cb::data_names().end()),
             (strings{"exact", "normal", "spread", "cancel", "boundary", "subnormal"}));
   for (auto f : {cb::data_family::exact, cb::data_family::normal, cb::data_family::spread, cb::data_family::cancel,
@@ -289,7 +289,8 @@ TEST(Options, ImplErrors) {
 
 TEST(Options, StepsSelectLadderImpls) {
   const cb::options o = parse({"--steps", "1,3"});
-  EXPECT_EQ(o.impls, (strings{"step1", "step3", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"}));
+  EXPECT_EQ(o.impls,
+            (strings{"step1", "step3", "cured", "cured-blocking", "cub", "cublas", "thrust", "floor", "cpu", "cpu-mt"}));
   EXPECT_EQ(o.steps, (std::vector<int>{1, 3}));
   EXPECT_EQ(parse({"--impl", "cub", "--steps", "2"}).impls, (strings{"step2", "cub"}));
   EXPECT_EQ(parse({"--steps", "2", "--impl", "cub"}).impls, (strings{"step2", "cub"}));
@@ -325,9 +326,10 @@ TEST(Options, Sizes) {
 TEST(Options, TypesAndOps) {
   EXPECT_EQ(parse({"--types", "double,float,double"}).types, (strings{"float", "double"}));
   EXPECT_EQ(parse({"--types", "half,uint32,float"}).types, (strings{"float", "uint32", "half"}));
-  EXPECT_EQ(parse({"--types", "all"}).types.size(), 5u);
+  EXPECT_EQ(parse({"--types", "all"}).types.size(), 6u);
   EXPECT_EQ(parse({"--ops", "argmax,sum,min"}).ops, (strings{"sum", "min", "argmax"}));
-  EXPECT_EQ(parse({"--ops", "all"}).ops, (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
+  EXPECT_EQ(parse({"--ops", "all"}).ops,
+            (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax", "exact_dot", "dot"}));
   EXPECT_EQ(parse({"--ops", "exact_sum"}).ops, (strings{"exact_sum"}));
   EXPECT_EQ(parse({"--ops", "exact_sum,sum,exact_sum"}).ops, (strings{"sum", "exact_sum"}));  // canonical, unique
   EXPECT_EQ(parse({"--ops", "max,exact_sum"}).ops, (strings{"exact_sum", "max"}));
@@ -354,7 +356,7 @@ TEST(Options, DataFamily) {
   EXPECT_EQ(parse({"--data", "spread"}).types, (strings{"float", "double"}));
   EXPECT_EQ(parse({"--types", "half", "--data", "spread"}).types, (strings{"half"}));
   EXPECT_EQ(parse({"--data", "normal", "--types", "half,double,float"}).types, (strings{"float", "double", "half"}));
-  EXPECT_EQ(parse({"--data", "exact", "--types", "all"}).types.size(), 5u);
+  EXPECT_EQ(parse({"--data", "exact", "--types", "all"}).types.size(), 6u);
   // The command line.
   const cb::options o = parse({"--impl", "cured,cub", "--types", "float,double", "--ops", "sum,exact_sum", "--data",
                                "spread", "--sizes", "2^10..2^30", "--mode", "cold", "--format", "json"});
@@ -503,7 +505,8 @@ TEST(Positional, MixesWithOptions) {
   o = parse({"--block", "64", "1M", "2"});
   EXPECT_EQ(o.block, 64);
   EXPECT_EQ(parse({"1M", "--impl", "cured"}).impls, (strings{"cured"}));
-  EXPECT_EQ(parse({"1M", "--steps", "4"}).impls, (strings{"step4", "cured", "cured-blocking", "cub", "thrust", "floor", "cpu", "cpu-mt"}));
+  EXPECT_EQ(parse({"1M", "--steps", "4"}).impls,
+            (strings{"step4", "cured", "cured-blocking", "cub", "cublas", "thrust", "floor", "cpu", "cpu-mt"}));
   EXPECT_EQ(parse({"--", "5"}).sizes, (sizes{5}));
   EXPECT_FALSE(parse({"--sizes", "5"}).seed_positional);
 }

@@ -1,6 +1,6 @@
 // The exact sums on the GPU: every result must be the bits of the exact sum rounded once
 // (cured::cpu::exact_sum / exact_accumulator, and closed forms where the answer is known),
-// for every form (blocking, async, shaped grids and blocks, both double paths), any order,
+// for every form (blocking, async, shaped grids and blocks), any order,
 // any alignment, special values, graphs, workspace reuse and more than 2^32 elements.
 
 #include <gtest/gtest.h>
@@ -20,183 +20,16 @@
 
 #include "cpu/reference.hpp"
 #include "cured/cured.cuh"
+#include "tests/library/exact_values.cuh"
 #include "tests/support/gpu.cuh"
 
 namespace {
 
+using namespace cured::test::exact_values;
 using cured::exact_result_t;
 using cured::test::device_buffer;
 using shape = cured::detail::launch_options;
-using path = cured::detail::launch_options::double_path;
 
-// ---- the formats, bit by bit ---------------------------------------------------------------
-
-template <class T>
-struct fmt;
-template <>
-struct fmt<float> {
-  using U = std::uint32_t;
-  static constexpr int mant = 23, exp_max = 254;  // exp_max: the largest finite biased exponent
-};
-template <>
-struct fmt<double> {
-  using U = std::uint64_t;
-  static constexpr int mant = 52, exp_max = 2046;
-};
-template <>
-struct fmt<__half> {
-  using U = std::uint16_t;
-  static constexpr int mant = 10, exp_max = 30;
-};
-template <>
-struct fmt<__nv_bfloat16> {
-  using U = std::uint16_t;
-  static constexpr int mant = 7, exp_max = 254;
-};
-
-template <class T>
-constexpr bool is_narrow = sizeof(T) == 2;  // half, bfloat16
-template <class T>
-constexpr int bias = (fmt<T>::exp_max + 1) / 2;
-template <class T>
-constexpr std::uint64_t sign_bit = std::uint64_t(1) << (8 * sizeof(T) - 1);
-template <class T>
-constexpr std::uint64_t mant_mask = (std::uint64_t(1) << fmt<T>::mant) - 1;
-
-template <class T>
-T from_bits(std::uint64_t b) {
-  const auto u = static_cast<typename fmt<T>::U>(b);
-  T t;
-  std::memcpy(static_cast<void*>(&t), &u, sizeof t);
-  return t;
-}
-template <class T>
-std::uint64_t to_bits(T x) {
-  typename fmt<T>::U u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-
-/// The exact value of x (independent of the CUDA headers' conversions for half and bfloat16).
-template <class T>
-double widen(T x) {
-  if constexpr (!is_narrow<T>) {
-    return double(x);
-  } else {
-    const std::uint64_t b = to_bits(x);
-    const int biased = int(b >> fmt<T>::mant) & (fmt<T>::exp_max + 1);  // the exponent field
-    const std::uint64_t m = b & mant_mask<T>;
-    double v;
-    if (biased == fmt<T>::exp_max + 1) v = m ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
-    else if (biased == 0) v = std::ldexp(double(m), 1 - bias<T> - fmt<T>::mant);
-    else v = std::ldexp(double(m | (mant_mask<T> + 1)), biased - bias<T> - fmt<T>::mant);
-    return (b & sign_bit<T>) ? -v : v;
-  }
-}
-
-template <class T>
-__host__ __device__ T from_double(double x) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(float(x));
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(float(x));
-  else return T(x);
-}
-
-/// x as a T; x must be representable (checked).
-template <class T>
-T make(double x) {
-  const T t = from_double<T>(x);
-  if (!std::isnan(x) && widen(t) != x) ADD_FAILURE() << std::hexfloat << x << " is not representable in the type";
-  return t;
-}
-
-template <class T>
-T neg(T x) {
-  return from_bits<T>(to_bits(x) ^ sign_bit<T>);
-}
-template <class T>
-T tiny() {
-  return from_bits<T>(1);
-}
-template <class T>
-T min_normal() {
-  return from_bits<T>(mant_mask<T> + 1);
-}
-template <class T>
-T max_finite() {
-  return from_bits<T>((std::uint64_t(fmt<T>::exp_max) << fmt<T>::mant) | mant_mask<T>);
-}
-template <class T>
-T inf() {
-  return from_bits<T>(std::uint64_t(fmt<T>::exp_max + 1) << fmt<T>::mant);
-}
-template <class T>
-T nan() {
-  return from_bits<T>((std::uint64_t(fmt<T>::exp_max + 1) << fmt<T>::mant) | (std::uint64_t(1) << (fmt<T>::mant - 1)));
-}
-template <class T>
-T snan() {  // signalling: only the lowest mantissa bit
-  return from_bits<T>((std::uint64_t(fmt<T>::exp_max + 1) << fmt<T>::mant) | 1);
-}
-template <class T>
-T neg_zero() {
-  return from_bits<T>(sign_bit<T>);
-}
-template <class T>
-bool is_nan(T x) {
-  return std::isnan(widen(x));
-}
-
-/// Random sign (unless positive), biased exponent in [e_lo, e_hi] (0: subnormal), random mantissa.
-template <class T>
-T random_value(std::mt19937_64& g, int e_lo, int e_hi, bool positive = false) {
-  const std::uint64_t e = std::uint64_t(e_lo) + g() % std::uint64_t(e_hi - e_lo + 1);
-  const std::uint64_t s = positive ? 0 : (g() & 1) * sign_bit<T>;
-  return from_bits<T>(s | (e << fmt<T>::mant) | (g() & mant_mask<T>));
-}
-/// Biased exponents "from the smallest subnormal to near the largest": sums of 3e7 cannot overflow.
-template <class T>
-constexpr int full_hi = std::is_same_v<T, __half> ? fmt<T>::exp_max : fmt<T>::exp_max - 16;
-
-// ---- results and references ----------------------------------------------------------------
-
-template <class R>
-std::string hex(R x) {
-  std::ostringstream o;
-  o << std::hexfloat << x << " (0x" << std::hex << to_bits(x) << ")";
-  return o.str();
-}
-
-/// Same bits; any NaN matches a NaN.
-template <class R>
-::testing::AssertionResult same_result(R got, R want) {
-  if (std::isnan(want) ? std::isnan(got) : std::memcmp(&got, &want, sizeof(R)) == 0)
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "got " << hex(got) << " want " << hex(want);
-}
-
-template <class T>
-exact_result_t<T> reference(std::span<const T> x) {
-  if constexpr (!is_narrow<T>) {
-    return cured::cpu::exact_sum(x);
-  } else {
-    std::vector<float> f(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) f[i] = float(widen(x[i]));  // exact
-    return cured::cpu::exact_sum(std::span<const float>(f));
-  }
-}
-template <class T>
-exact_result_t<T> reference(const std::vector<T>& x) {
-  return reference(std::span<const T>(x));
-}
-
-template <class T>
-device_buffer<T> upload(const std::vector<T>& h) {
-  device_buffer<T> d(h.size());
-  if (!h.empty()) CURED_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-bool fits(std::int64_t n) { return n <= cured::test::max_test_n(); }
 
 /// Runs the exact sum in every form on one workspace and compares each with the expected bits.
 template <class T>
@@ -217,23 +50,18 @@ public:
   }
   int max_grid() const { return ws_.sm_count() * cured::workspace::max_blocks_per_sm; }
 
-  /// The blocking and async forms, blocks of 128, both double paths; with `shapes` also a
+  /// The blocking and async forms, blocks of 128 and 256; with `shapes` also a
   /// few fixed grids (for small n: one block on a large input is slow).
   void check(const T* d, std::int64_t n, R want, const std::string& where, bool shapes = false) {
     EXPECT_TRUE(same_result(blocking(d, n), want)) << where << ", blocking";
     EXPECT_TRUE(same_result(async(d, n), want)) << where << ", async";
     std::vector<shape> list = {{.grid = 0, .exact_block = 128}};
-    if constexpr (std::is_same_v<T, double>) {
-      list.push_back({.grid = 0, .exact_block = 0, .exact_double = path::exact_only});
-      list.push_back({.grid = 0, .exact_block = 0, .exact_double = path::fast_first});
-      list.push_back({.grid = 0, .exact_block = 128, .exact_double = path::fast_first});
-    }
     if (shapes)
       for (int grid : {1, 7, 1000})
         if (grid <= max_grid()) list.push_back({.grid = grid, .exact_block = grid == 7 ? 256u : 128u});
     for (const shape& sh : list)
       EXPECT_TRUE(same_result(shaped(d, n, sh), want))
-          << where << ", grid " << sh.grid << " block " << sh.exact_block << " path " << int(sh.exact_double);
+          << where << ", grid " << sh.grid << " block " << sh.exact_block;
   }
   /// Uploads x and checks every form against `want`, and `want` against the CPU reference.
   void check(const std::vector<T>& x, R want, const std::string& where, bool shapes = true) {
@@ -647,16 +475,13 @@ TYPED_TEST(ExactAll, EveryGridAndBlockGivesTheSameBits) {
   for (std::int64_t n : {0LL, 1LL, 3LL, 1000LL, 4097LL, 1000003LL, 3000017LL}) {
     if (!fits(n)) continue;
     const exact_result_t<T> want = reference(std::span<const T>(h.data(), std::size_t(n)));
-    std::vector<path> paths = {path::automatic};
-    if constexpr (std::is_same_v<T, double>) paths = {path::automatic, path::exact_only, path::fast_first};
     for (unsigned block : {0u, 128u, 256u})
-      for (int grid : {0, 1, 2, 7, 132, 1000})
-        for (path pa : paths) {
-          if (grid > s.max_grid()) continue;
-          const shape sh{.grid = grid, .exact_block = block, .exact_double = pa};
-          EXPECT_TRUE(same_result(s.shaped(n ? d.data() : nullptr, n, sh), want))
-              << "n " << n << " grid " << grid << " block " << block << " path " << int(pa);
-        }
+      for (int grid : {0, 1, 2, 7, 132, 1000}) {
+        if (grid > s.max_grid()) continue;
+        const shape sh{.grid = grid, .exact_block = block};
+        EXPECT_TRUE(same_result(s.shaped(n ? d.data() : nullptr, n, sh), want))
+            << "n " << n << " grid " << grid << " block " << block;
+      }
   }
   // Other block sizes and negative grids are errors.
   for (unsigned block : {1u, 64u, 192u, 512u, 1024u})

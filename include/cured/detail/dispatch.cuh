@@ -35,8 +35,7 @@ struct launch_options {
   unsigned cluster = 0;                  ///< single_pass_kernel as one cluster of this many blocks
                                          ///< (clamped to the device's largest; before `grid`)
   std::int64_t arg_piece_elements = 0;   ///< arg_kernel's elements per piece (automatic: 2^30)
-  unsigned exact_block = 0;              ///< exact_sum's threads per block: 128 or 256 (automatic: 256)
-  enum class double_path { automatic, exact_only, fast_first } exact_double = double_path::automatic;
+  unsigned exact_block = 0;              ///< exact_sum and exact_dot: threads per block, 128 or 256 (automatic: 256)
 };
 
 /// What every entry point does around its launches: checks n, the options and the pointers,
@@ -62,10 +61,15 @@ void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaS
   if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, what, __FILE__, __LINE__);
 }
 
+/// Whether inputs of `bytes` are read with evict_first (thread/load.cuh, l2_policy).
+inline bool stream_first(const workspace& ws, std::int64_t bytes) {
+  return bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
+}
+
 /// The launch state in workspace ws for an input of `bytes`, reporting as `done` says.
 inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, completion done) {
   device::launch_state st;
-  st.stream_first = bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
+  st.stream_first = stream_first(ws, bytes);
   st.ticket = ws.ticket();
   st.slots = ws.slots();
   st.done = done;

@@ -1,9 +1,12 @@
 #pragma once
-// The exact sums' launches, through the same dispatch as every reduction (guarded_launch,
-// launch_kernel, wave_grid, launch_options).
+// The exact sums' and dot products' launches, through the same dispatch as every reduction
+// (guarded_launch, launch_kernel, wave_grid, launch_options): one kernel each.
 //
 //   detail::exact_sum<mode::async>(in, n, out, ws, stream);
+//   detail::exact_dot<mode::async>(x, y, n, out, ws, stream);
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -11,49 +14,73 @@
 
 #include "cured/accumulate.cuh"
 #include "cured/detail/dispatch.cuh"
+#include "cured/device/exact_dot.cuh"
 #include "cured/device/exact_sum.cuh"
-#include "cured/device/single_pass.cuh"
 
 namespace cured::detail {
 
-static_assert(device::exact::fast_result_offset + sizeof(device::exact::bounded_sum) <= workspace::exact_state_bytes,
+static_assert(sizeof(device::exact::state) <= workspace::exact_state_bytes,
               "cured: the workspace's exact state is too small");
 
-/// The launch of an exact kernel: a plain grid of tiles (tile_grid).
-template <auto Kernel, class Policy, class In>
-launch_shape exact_shape(std::int64_t n, const workspace& ws, const launch_options& options) {
-  return {tile_grid<Kernel, Policy, In>(n, ws, options), 1, Policy::block};
+static_assert(sizeof(device::exact::estimate) * 1 <= workspace::max_accumulator_bytes,
+              "cured: the workspace's partials hold one estimate per block");
+
+/// Launches Kernel (blocks of Policy) over n elements of In: a plain grid of tiles (tile_grid).
+template <auto Kernel, class Policy, class In, class... Args>
+void exact_launch(std::int64_t n, workspace& ws, cudaStream_t stream, const launch_options& options, Args... args) {
+  launch_kernel(Kernel, launch_shape{tile_grid<Kernel, Policy, In>(n, ws, options), 1, Policy::block}, stream, args...);
+}
+
+/// The estimating pass, then the exact pass, which returns at once unless the first left the
+/// result undecided (device/exact_sum.cuh, expansion_kernel).
+template <class Policy, class Layout, class Out, class Source, class Estimating, class Exact, class In>
+void expansion_launches(const Source& src, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream,
+                        const launch_options& options) {
+  namespace ex = device::exact;
+  auto* st = static_cast<ex::state*>(ws.exact_state());
+  auto* slots = static_cast<ex::estimate*>(ws.partials());
+  exact_launch<ex::expansion_kernel<Policy, Layout, Out, Source, Estimating, false>, Policy, In>(
+      n, ws, stream, options, src, n, out, st, slots);
+  exact_launch<ex::expansion_kernel<Policy, Layout, Out, Source, Exact, true>, Policy, In>(n, ws, stream, options,
+                                                                                           src, n, out, st, slots);
 }
 
 template <unsigned Block, class T>
-void exact_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
-                   const launch_options& options) {
+void exact_sum_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
+                       const launch_options& options) {
   namespace ex = device::exact;
   auto* st = static_cast<ex::state*>(ws.exact_state());
+  const ex::one_input<T> src{in, stream_first(ws, n * std::int64_t(sizeof(T)))};
   if constexpr (std::is_same_v<T, double>) {
-    // The fast pass first, even for small n: the exact pass alone costs more than the two
-    // launches on inputs whose remainders do not fit the per-thread expansion.
-    const ex::bounded_sum* fast = nullptr;
-    if (options.exact_double != launch_options::double_path::exact_only) {
-      using policy = exact_fast_policy<Block>;
-      constexpr auto kernel = device::single_pass_kernel<policy, double, ex::bounded_sum, device::pass_through,
-                                                         ex::bounded_plus, device::no_finish>;
-      auto* fast_out =
-          reinterpret_cast<ex::bounded_sum*>(static_cast<char*>(ws.exact_state()) + ex::fast_result_offset);
-      const ex::bounded_sum zero = ex::bounded_plus::identity<ex::bounded_sum>();
-      // The fast pass writes into the workspace and reports nothing: the exact pass writes the result.
-      launch_kernel(kernel, exact_shape<kernel, policy, double>(n, ws, options), stream, fast_out,
-                    launch_state_for(ws, n * std::int64_t(sizeof(double)), completion{}), device::span_of(in, n), zero,
-                    zero, device::pass_through{}, ex::bounded_plus{}, device::no_finish{});
-      fast = fast_out;
-    }
-    using policy = exact_pass_policy<Block>;
-    constexpr auto kernel = ex::exact_double_kernel<policy>;
-    launch_kernel(kernel, exact_shape<kernel, policy, double>(n, ws, options), stream, in, n, out, st, fast);
+    using layout = ex::layout<double>;
+    using acc = ex::block_accumulator<layout::limbs>;
+    expansion_launches<exact_pass_policy<Block>, layout, double, ex::one_input<T>,
+                       ex::expansion_add<acc, layout::base, false>, ex::expansion_add<acc, layout::base, true>, T>(
+        src, n, out, ws, stream, options);
   } else {
     using policy = exact_bins_policy<Block>;
-    constexpr auto kernel = ex::bins_kernel<policy, T>;
-    launch_kernel(kernel, exact_shape<kernel, policy, T>(n, ws, options), stream, in, n, out, st);
+    exact_launch<ex::bins_kernel<policy, T, ex::one_input<T>, ex::bins_add<T, Block>>, policy, T>(n, ws, stream,
+                                                                                                 options, src, n, out, st);
+  }
+}
+
+template <unsigned Block, class T>
+void exact_dot_enqueue(const T* x, const T* y, std::int64_t n, exact_result_t<T>* out, workspace& ws,
+                       cudaStream_t stream, const launch_options& options) {
+  namespace ex = device::exact;
+  const ex::two_inputs<T> src{x, y, stream_first(ws, 2 * n * std::int64_t(sizeof(T)))};
+  if constexpr (std::is_same_v<T, __half>) {
+    using policy = exact_bins_policy<Block>;
+    exact_launch<ex::bins_kernel<policy, float, ex::two_inputs<T>, ex::half_dot_bins<Block>>, policy, T>(
+        n, ws, stream, options, src, n, out, static_cast<ex::state*>(ws.exact_state()));
+  } else if constexpr (std::is_same_v<T, double>) {
+    expansion_launches<exact_dot_policy<Block>, ex::double_dot_layout, double, ex::two_inputs<T>,
+                       ex::double_dot_expansion<false>, ex::double_dot_expansion<true>, T>(src, n, out, ws, stream,
+                                                                                         options);
+  } else {
+    expansion_launches<exact_dot_policy<Block>, ex::float_dot_layout, float, ex::two_inputs<T>,
+                       ex::narrow_dot_expansion<T, false>, ex::narrow_dot_expansion<T, true>, T>(src, n, out, ws,
+                                                                                               stream, options);
   }
 }
 
@@ -62,8 +89,19 @@ template <mode M, class T>
 void exact_sum(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
                const launch_options& options = {}) {
   guarded_launch<M>(in, n, out, ws, stream, options, "exact_sum launch", [&](workspace::use&) {
-    if (options.exact_block == 128) exact_enqueue<128>(in, n, out, ws, stream, options);
-    else exact_enqueue<256>(in, n, out, ws, stream, options);
+    if (options.exact_block == 128) exact_sum_enqueue<128>(in, n, out, ws, stream, options);
+    else exact_sum_enqueue<256>(in, n, out, ws, stream, options);
+  });
+}
+
+/// The exact dot product of x[0, n) and y[0, n), rounded once to exact_result_t<T>, into *out.
+template <mode M, class T>
+void exact_dot(const T* x, const T* y, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
+               const launch_options& options = {}) {
+  guarded_launch<M>(x, n, out, ws, stream, options, "exact_dot launch", [&](workspace::use& use) {
+    if (n > 0) use.check_pointer(y, 2, "the second input");
+    if (options.exact_block == 128) exact_dot_enqueue<128>(x, y, n, out, ws, stream, options);
+    else exact_dot_enqueue<256>(x, y, n, out, ws, stream, options);
   });
 }
 

@@ -66,15 +66,15 @@ struct exact_bins_policy {  ///< bins_kernel (float, bfloat16, half)
   static constexpr int unroll = 4;
 };
 template <unsigned Block>
-struct exact_fast_policy {  ///< the double sums' fast pass (single_pass_kernel over bounded_plus)
+struct exact_pass_policy {  ///< expansion_kernel: four loads in flight, 64 registers at most
   static constexpr unsigned block = Block;
   static constexpr int unroll = 4;
-  static constexpr int min_blocks_per_sm = 2048 / Block;
+  static constexpr int min_blocks_per_sm = 1024 / Block;
 };
 template <unsigned Block>
-struct exact_pass_policy {  ///< exact_double_kernel: four loads in flight, 64 registers at most
+struct exact_dot_policy {  ///< expansion_kernel over two inputs: two loads of each in flight
   static constexpr unsigned block = Block;
-  static constexpr int unroll = 4;
+  static constexpr int unroll = 2;
   static constexpr int min_blocks_per_sm = 1024 / Block;
 };
 

@@ -16,6 +16,7 @@
 
 #include "cured/device/axis_walk.cuh"
 #include "cured/device/exact_sum.cuh"
+#include "cured/exact/accumulator.cuh"
 #include "cured/exact/double_double.cuh"
 #include "cured/exact/fixed_point.cuh"
 #include "cured/grid/split_combine.cuh"

@@ -10,15 +10,18 @@
 //   them to its fixed-point accumulator.
 // - half (bins_kernel with one bin): every half is a multiple of 2^-24 below 2^16, so one
 //   register double per thread adds 2^13 of them exactly.
-// - double (a fast pass, then exact_double_kernel): 53-bit significands over 2^11 exponents do
-//   not fit in per-thread bins. The fast pass (single_pass_kernel over bounded_plus) sums
-//   double-doubles with error-free TwoSum and a rigorous bound on the only rounding errors
-//   left (those of the low parts). When the interval [estimate - bound, estimate + bound]
-//   holds no rounding boundary of double, its rounding is the answer; that is the usual
-//   case. Otherwise (exact ties, heavy cancellation, results near zero or overflow, NaN or
-//   inf) exact_double_kernel reads the input again and sums it exactly: a two-term TwoSum
-//   expansion per thread catches what fits and sends any remainder to the fixed-point
-//   accumulator.
+// - double (expansion_kernel): 53-bit significands over 2^11 exponents do not fit in
+//   per-thread bins. Each thread keeps a two-term expansion hi + lo and adds each element
+//   with two error-free TwoSums; hi and lo reach the fixed-point accumulator exactly. The
+//   remainder neither term can hold (bits far below the thread's running sum: rare, except
+//   on data spread over the whole exponent range) is summed in double with a rigorous bound;
+//   the result is decided when the bound cannot change the rounding, which it cannot unless
+//   the exact sum lies within the bound of a rounding boundary. Only then does the second
+//   launch read the input again and add every remainder exactly (shared-memory atomics).
+// - exact dot products (dot_kernel_*): every product is exact in a wider format (halves in
+//   float, floats and bfloat16s in double, doubles as a TwoProduct p + e, or, far from 1, as
+//   a 106-bit integer), then summed as above: products of halves in bins, the others in
+//   expansions, in the dot layouts of cured/exact/fixed_point.cuh.
 //
 // Every element, bin and limb is added exactly, so the result depends neither on the order of
 // the additions nor on the grid, block size or device: it is the exact sum, rounded once.
@@ -30,9 +33,11 @@
 #include <type_traits>
 
 #include "cured/exact/double_double.cuh"
+#include "cured/exact/accumulator.cuh"
 #include "cured/exact/fixed_point.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
+#include "cured/thread/pair_reduce.cuh"
 #include "cured/thread/reduce.cuh"
 
 namespace cured::device::exact {
@@ -121,64 +126,101 @@ __device__ void flush_bins(double* bins, Acc& acc) {
   __syncthreads();
 }
 
+/// Where an exact kernel's elements come from: one input (the sums: op(acc, in[i])) or two of
+/// the same length (the dot products: op(acc, x[i], y[i])). reduce() is the thread's share
+/// of elements [begin, begin + m); stream_first: the loads' L2 policy (l2_policy).
+template <class In>
+struct one_input {
+  const In* __restrict__ in;
+  bool stream_first;
+  template <class Policy, class Op, class Acc>
+  __device__ __forceinline__ Acc reduce(std::int64_t begin, std::int64_t m, Op& op, const Acc& identity,
+                                        std::int64_t thread, std::int64_t threads) const {
+    pass_through load;
+    return thread_reduce<Policy>(span_of(in + begin, m), load, op, identity, thread, threads,
+                                 l2_policy(stream_first));
+  }
+};
+template <class In>
+struct two_inputs {
+  const In* __restrict__ x;
+  const In* __restrict__ y;
+  bool stream_first;
+  template <class Policy, class Op, class Acc>
+  __device__ __forceinline__ Acc reduce(std::int64_t begin, std::int64_t m, Op& op, const Acc& identity,
+                                        std::int64_t thread, std::int64_t threads) const {
+    return pair_reduce<Policy>(x + begin, y + begin, m, op, identity, thread, threads, l2_policy(stream_first));
+  }
+};
+
 /// The exact sum of in[0, n) (float, bfloat16, half), rounded to float, into *out; st is the
 /// workspace's exact state (zero before, zero after). Blocks of Policy::block threads.
-template <class Policy, class In>
-__global__ void __launch_bounds__(Policy::block) bins_kernel(const In* __restrict__ in, std::int64_t n,
-                                                             float* __restrict__ out, state* st) {
+/// Bin: the type whose bins the elements go to (the input's for the sums, with Op bins_add;
+/// float for the dot products of halves, whose Op makes each product a float). Source:
+/// one_input or two_inputs.
+template <class Policy, class Bin, class Source, class Op>
+__global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::int64_t n, float* __restrict__ out,
+                                                             state* st) {
   constexpr unsigned Block = Policy::block;
-  constexpr int nb = bins_of<In>;
+  constexpr int nb = bins_of<Bin>;
   __shared__ double bins[nb * Block];
-  __shared__ block_accumulator<layout<In>::limbs> acc;
+  __shared__ block_accumulator<layout<Bin>::limbs> acc;
   for (int k = 0; k < nb; ++k) bins[k * Block + threadIdx.x] = -0.0;
   acc.clear();
   const std::int64_t threads = std::int64_t(gridDim.x) * Block;
   const std::int64_t thread = std::int64_t(blockIdx.x) * Block + threadIdx.x;
   const std::int64_t chunk = threads * flush_every;  // keeps 16-byte alignment of each chunk
-  bins_add<In, Block> op{bins + threadIdx.x};
-  pass_through load;
+  Op op{bins + threadIdx.x};  // the column, the first member of Op (or of its first member)
   // The same number of chunks in every block: the flushes synchronize the block.
   for (std::int64_t begin = 0; begin == 0 || begin < n; begin += chunk) {
     const std::int64_t m = n - begin < chunk ? n - begin : chunk;
-    const double v = thread_reduce<Policy>(span_of(in + begin, m), load, op, -0.0, thread, threads, l2_policy(false));
+    const double v = src.template reduce<Policy>(begin, m, op, -0.0, thread, threads);
     if constexpr (nb == 1) bins[threadIdx.x] = v;
-    flush_bins<In, Block>(bins, acc);
+    flush_bins<Bin, Block>(bins, acc);
   }
-  finish_grid(acc, st, out, layout<In>::base, n == 0);
+  finish_grid<false>(acc, st, out, layout<Bin>::base, n == 0);
 }
 
-// ---- double: the exact pass -----------------------------------------------------------------
+// ---- double, and the dot products of float, bfloat16 and double: expansions -----------------
 
-/// The exact sum of in[0, n), rounded to double, into *out, unless the fast pass's result
-/// `fast` (null: none) decides it; st is the workspace's exact state (zero before and after).
-template <class Policy>
+/// The exact sum of what Op adds for the elements of src (n of them), rounded to Out, into
+/// *out; st is the workspace's exact state (zero before and after). Op{&acc} is the op of a
+/// block whose accumulator is acc (the sums: expansion_add<..., Exact>); Layout: the fixed
+/// point (layout<double>, the dot layouts). Two launches of the same grid: the estimating pass
+/// (Exact false), whose remainders are known within a bound (slots: one estimate per block),
+/// decides the result unless that bound straddles a rounding boundary; then, and only then,
+/// the exact pass (Exact true) reads the input again and adds every remainder exactly.
+template <class Policy, class Layout, class Out, class Source, class Op, bool Exact>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
-    exact_double_kernel(const double* __restrict__ in, std::int64_t n, double* __restrict__ out, state* st,
-                        const bounded_sum* fast) {
-  constexpr unsigned Block = Policy::block;
-  __shared__ block_accumulator<layout<double>::limbs> acc;
-  __shared__ bool decided;
-  if (threadIdx.x == 0) {
-    double r = 0;
-    decided = fast != nullptr && decide(*fast, &r);
-    if (decided && blockIdx.x == 0) *out = r;
+    expansion_kernel(Source src, std::int64_t n, Out* __restrict__ out, state* st, estimate* slots) {
+  constexpr unsigned warps = Policy::block / 32;
+  __shared__ block_accumulator<Layout::limbs> acc;
+  __shared__ estimate warp_rem[warps];
+  if constexpr (Exact) {
+    if (__ldcg(&st->undecided) == 0) return;  // the usual case: the estimating pass decided
   }
   acc.clear();
   __syncthreads();
-  if (decided) return;
-  const std::int64_t threads = std::int64_t(gridDim.x) * Block;
-  const std::int64_t thread = std::int64_t(blockIdx.x) * Block + threadIdx.x;
-  expansion_add op{st->limbs};
-  pass_through load;
+  const std::int64_t threads = std::int64_t(gridDim.x) * Policy::block;
+  const std::int64_t thread = std::int64_t(blockIdx.x) * Policy::block + threadIdx.x;
+  Op op{&acc};  // the accumulator, the first member of Op (or of its first member)
   const expansion e =
-      thread_reduce<Policy>(span_of(in, n), load, op, expansion{0.0, 0.0, 0u}, thread, threads, l2_policy(false));
-  acc.add_warp(e.hi);
-  acc.add_warp(e.lo);
+      src.template reduce<Policy>(0, n, op, expansion{0.0, 0.0, {0.0, 0.0}, 0u}, thread, threads);
+  acc.template add_warp<Layout::base>(e.hi);
+  acc.template add_warp<Layout::base>(e.lo);
   const unsigned flags = __reduce_or_sync(0xffffffffu, e.flags);
   if (threadIdx.x % 32 == 0) acc.add_flags(flags);
-  __threadfence();  // the remainders' atomics, before the ticket
+  if constexpr (!Exact) {
+    const estimate w = warp_combine(e.rem);
+    if (threadIdx.x % 32 == 0) warp_rem[threadIdx.x / 32] = w;
+  }
   __syncthreads();
-  finish_grid(acc, st, out, layout<double>::base, n == 0);
+  estimate rem{0.0, 0.0};
+  if (!Exact && threadIdx.x < 32) {
+    const estimate x = warp_combine(threadIdx.x < warps ? warp_rem[threadIdx.x] : estimate{0.0, 0.0});
+    rem = {__shfl_sync(0xffffffffu, x.e, 0), __shfl_sync(0xffffffffu, x.b, 0)};
+  }
+  finish_grid<!Exact>(acc, st, out, Layout::base, n == 0, rem, slots);
 }
 
 }  // namespace cured::device::exact

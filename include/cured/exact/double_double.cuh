@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "cured/exact/accumulator.cuh"
 #include "cured/exact/fixed_point.cuh"
 
 namespace cured::device::exact {
@@ -66,38 +67,43 @@ __device__ inline bool decide(const bounded_sum& t, double* r) {
   return true;
 }
 
-/// Per thread: a two-term expansion hi + lo (both finite, |hi| < 2^1001) and flags.
+/// Per thread: a two-term expansion hi + lo (both finite, |hi| < 2^1001), the remainders it
+/// could not hold (rem, the exact pass: none), and flags.
 struct expansion {
   double hi, lo;
+  estimate rem;
   unsigned flags;
 };
 
-/// Adds a double exactly: what the expansion cannot hold goes straight to the workspace's
-/// fixed-point accumulator (`limbs`, in global memory: fire-and-forget atomics).
+/// Adds a double: hi + lo holds it with two TwoSums when it can. The remainder of the second
+/// TwoSum (bits of lo's sum too far below it) is the only part that can be lost: the estimating
+/// pass (Exact false) adds it to rem with a bound; the exact pass adds it to the block's
+/// fixed-point accumulator `acc` (shared memory, base Base: add_rare), as both passes do with
+/// the rare values near overflow. Values are multiples of the layout's unit.
+template <class Acc, int Base, bool Exact>
 struct expansion_add {
-  unsigned long long* limbs;
+  Acc* acc;
   __device__ __forceinline__ expansion operator()(expansion a, double x) const {
     if (__double_as_longlong(x) != std::int64_t(0x8000000000000000ull)) a.flags |= flag_not_neg_zero;
-    if (!isfinite(x)) {
-      a.flags |= special_flags(x);
+    // |x| and |hi| below 2^1000 keep every TwoSum below overflow: one comparison each (NaN too).
+    if (!(fabs(x) < 0x1p1000)) {
+      if (isfinite(x)) acc->template add_rare<Base>(x);
+      else a.flags |= special_flags(x);
       return a;
     }
-    if (fabs(x) >= 0x1p1000) {  // keep every TwoSum below overflow
-      add_double(limbs, x);
-      return a;
-    }
-    if (fabs(__dadd_rn(a.hi, x)) >= 0x1p1001) {
-      add_double(limbs, a.hi);
-      a.hi = x;
-      return a;
+    if (!(fabs(a.hi) < 0x1p1000)) {
+      acc->template add_rare<Base>(a.hi);
+      a.hi = 0;
     }
     double e, r;
     two_sum(a.hi, x, a.hi, e);
     two_sum(a.lo, e, a.lo, r);  // |lo| stays far below 2^1000 for any n below 2^44
-    if (r != 0) add_double(limbs, r);
+    if (r != 0) {
+      if constexpr (Exact) acc->template add_rare<Base>(r);
+      else a.rem = combine(a.rem, {r, 0.0});
+    }
     return a;
   }
 };
 
-/// The exact pass's loads: four 16-byte vectors in flight per thread, 64 registers at most.
 }  // namespace cured::device::exact

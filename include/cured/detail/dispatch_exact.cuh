@@ -22,7 +22,7 @@ namespace cured::detail {
 static_assert(sizeof(device::exact::state) <= workspace::exact_state_bytes,
               "cured: the workspace's exact state is too small");
 
-static_assert(sizeof(device::exact::estimate) * 1 <= workspace::max_accumulator_bytes,
+static_assert(sizeof(device::exact::estimate) <= workspace::max_accumulator_bytes,
               "cured: the workspace's partials hold one estimate per block");
 
 /// Launches Kernel (blocks of Policy) over n elements of In: a plain grid of tiles (tile_grid).

@@ -18,10 +18,10 @@
 //   the result is decided when the bound cannot change the rounding, which it cannot unless
 //   the exact sum lies within the bound of a rounding boundary. Only then does the second
 //   launch read the input again and add every remainder exactly (shared-memory atomics).
-// - exact dot products (dot_kernel_*): every product is exact in a wider format (halves in
-//   float, floats and bfloat16s in double, doubles as a TwoProduct p + e, or, far from 1, as
-//   a 106-bit integer), then summed as above: products of halves in bins, the others in
-//   expansions, in the dot layouts of cured/exact/fixed_point.cuh.
+// - exact dot products (the ops of exact_dot.cuh): every product is exact in a wider format
+//   (halves in float, floats and bfloat16s in double, doubles as a TwoProduct p + e, or, far
+//   from 1, as a 106-bit integer), then summed as above: products of halves in bins, the
+//   others in expansions, in the dot layouts of cured/exact/fixed_point.cuh.
 //
 // Every element, bin and limb is added exactly, so the result depends neither on the order of
 // the additions nor on the grid, block size or device: it is the exact sum, rounded once.

@@ -28,13 +28,27 @@ __device__ __forceinline__ void decompose_at(double v, std::int64_t& m, int& p) 
   }
 }
 
-/// Adds m * 2^p to the shared-memory limbs `limbs` with shared-memory reductions. Kept out of
-/// line: the expansions call it only for what they cannot hold.
+/// Adds v (two's complement) to the 64-bit shared-memory limb at shared address `at` with
+/// 32-bit atomics: the low word, then the high word with the low word's carry. sm_90 has no
+/// 64-bit shared-memory atomic add: atomicAdd on one compiles to a compare-and-swap loop
+/// (ATOMS.CAST.SPIN.64), which the block's threads contend on. The limb's value after all adds
+/// is their sum modulo 2^64 in any order: each low-word atomic sees its own carry.
+__device__ __forceinline__ void shared_add64(unsigned at, std::uint64_t v) {
+  const unsigned lo = unsigned(v);
+  unsigned hi = unsigned(v >> 32);
+  if (lo) {
+    unsigned old;
+    asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(at), "r"(lo) : "memory");
+    hi += old + lo < old;  // the carry out of the low word
+  }
+  if (hi) asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(at + 4u), "r"(hi) : "memory");
+}
+
+/// Adds m * 2^p to the shared-memory limbs `limbs` (shared_add64). Kept out of line: the
+/// expansions call it only for what they cannot hold.
 inline __device__ __noinline__ void add_to_shared(unsigned long long* limbs, std::int64_t m, int p) {
   const unsigned at = unsigned(__cvta_generic_to_shared(limbs));
-  add_scaled(m, p, [at](int j, std::uint64_t digit) {
-    asm volatile("red.shared.add.u64 [%0], %1;" ::"r"(at + 8u * unsigned(j)), "l"(digit) : "memory");
-  });
+  add_scaled(m, p, [at](int j, std::uint64_t digit) { shared_add64(at + 8u * unsigned(j), digit); });
 }
 
 /// A block's fixed-point accumulator in shared memory.
@@ -48,7 +62,8 @@ struct block_accumulator {
     if (threadIdx.x == 0) flags = 0;
   }
   __device__ void add(std::int64_t v, int p) {
-    add_scaled(v, p, [this](int j, std::uint64_t digit) { atomicAdd(&limbs[j], digit); });
+    const unsigned at = unsigned(__cvta_generic_to_shared(limbs));
+    add_scaled(v, p, [at](int j, std::uint64_t digit) { shared_add64(at + 8u * unsigned(j), digit); });
   }
   /// A finite double of a layout with base Base, out of line (add_to_shared).
   template <int Base>
@@ -93,7 +108,7 @@ struct block_accumulator {
     if (threadIdx.x % 32 == 0) {
 #pragma unroll
       for (int w = 0; w < window; ++w)
-        if (slot[w]) atomicAdd(&limbs[low + w], slot[w]);  // nonzero only where a digit landed
+        if (slot[w]) shared_add64(unsigned(__cvta_generic_to_shared(&limbs[low + w])), slot[w]);
     }
   }
   __device__ void add_flags(unsigned f) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -695,6 +696,74 @@ TEST(MinMaxRandom, MatchesStdAlgorithms) {
     EXPECT_EQ(cured::cpu::argmin(s).index, std::min_element(v.begin(), v.end()) - v.begin());
     EXPECT_EQ(cured::cpu::argmax(s).index, std::max_element(v.begin(), v.end()) - v.begin());
   }
+}
+
+// ---- exact dot products: products taken exactly, beyond and below the double range ----------
+
+double dot_d(std::vector<double> x, std::vector<double> y) {
+  return cured::cpu::exact_dot(std::span<const double>(x), std::span<const double>(y));
+}
+float dot_f(std::vector<float> x, std::vector<float> y) {
+  return cured::cpu::exact_dot(std::span<const float>(x), std::span<const float>(y));
+}
+
+TEST(ExactDot, ProductsBeyondTheRangeCancel) {
+  // DBL_MAX^2 is about 2^2048: it cancels exactly, leaving 2 * 3.
+  EXPECT_TRUE(same(dot_d({DBL_MAX, DBL_MAX, 2.0}, {DBL_MAX, -DBL_MAX, 3.0}), 6.0));
+  EXPECT_TRUE(same(dot_d({1e300, 1.0, -1e300}, {1e10, 3.0, 1e10}), 3.0));
+  // Uncancelled: inf of its sign.
+  EXPECT_TRUE(same(dot_d({DBL_MAX, 1.0}, {-2.0, 1.0}), -inf));
+  // Float products stay below 2^256 but above float's range: rounded once, to inf or back.
+  EXPECT_TRUE(same(dot_f({FLT_MAX, 1.0f}, {2.0f, 1.0f}), inf_f));
+  EXPECT_TRUE(same(dot_f({FLT_MAX, FLT_MAX, 1.0f}, {4.0f, -4.0f, 0.5f}), 0.5f));
+}
+
+TEST(ExactDot, ProductsBelowTheSubnormalsCount) {
+  // 2^-1074 * 2^-1 is half the smallest subnormal: a tie, to +0; three of them round to even
+  // (2 * 2^-1074); two are exactly the smallest subnormal.
+  EXPECT_TRUE(same(dot_d({denorm_d}, {0.5}), 0.0));
+  EXPECT_TRUE(same(dot_d({denorm_d, denorm_d, denorm_d}, {0.5, 0.5, 0.5}), 2 * denorm_d));
+  EXPECT_TRUE(same(dot_d({denorm_d, denorm_d}, {0.5, 0.5}), denorm_d));
+  // 64 products of 2^-1080, each below the subnormals, make exactly the smallest subnormal; a
+  // product of 2^-2148 (the smallest subnormal squared) is a sticky bit far below it.
+  std::vector<double> x(64, 0x1p-1040), y(64, 0x1p-40);
+  EXPECT_TRUE(same(dot_d(x, y), denorm_d));
+  x.push_back(denorm_d), y.push_back(denorm_d);
+  EXPECT_TRUE(same(dot_d(x, y), denorm_d));
+}
+
+TEST(ExactDot, TiesRoundToEvenWithExactProducts) {
+  // 1 + 2^-53 is a tie (to 1); the product 2^-27 * 2^-26 supplies the half ulp exactly, and a
+  // product far below it breaks the tie upward.
+  EXPECT_TRUE(same(dot_d({1.0, 0x1p-27}, {1.0, 0x1p-26}), 1.0));
+  EXPECT_TRUE(same(dot_d({1.0, 0x1p-27, 0x1p-600}, {1.0, 0x1p-26, 0x1p-600}), 1.0 + 0x1p-52));
+  EXPECT_TRUE(same(dot_d({1.0, 0x1p-27, 0x1p-600}, {1.0, 0x1p-26, -0x1p-600}), 1.0));
+  EXPECT_TRUE(same(dot_f({1.0f, 0x1p-12f}, {1.0f, 0x1p-12f}), 1.0f));
+}
+
+TEST(ExactDot, SpecialValuesAndSignedZeros) {
+  EXPECT_TRUE(std::isnan(dot_d({1.0, nan_d}, {1.0, 1.0})));
+  EXPECT_TRUE(std::isnan(dot_d({inf, 1.0}, {0.0, 1.0})));
+  EXPECT_TRUE(std::isnan(dot_d({inf, inf}, {1.0, -1.0})));
+  EXPECT_TRUE(same(dot_d({inf, 1.0}, {-2.0, 1.0}), -inf));
+  EXPECT_TRUE(same(dot_d({}, {}), 0.0));
+  EXPECT_TRUE(same(dot_d({-0.0, 0.0}, {1.0, -1.0}), -0.0));  // -0 + -0
+  EXPECT_TRUE(same(dot_d({-0.0, -0.0}, {1.0, -1.0}), 0.0));  // -0 + +0
+  EXPECT_TRUE(same(dot_d({1.0, -1.0}, {1.0, 1.0}), 0.0));
+  EXPECT_THROW(dot_d({1.0}, {}), std::invalid_argument);
+}
+
+TEST(ExactDot, AgreesWithExactSumsOfExactProducts) {
+  // Float products are exact doubles: the dot is the exact sum of those doubles, rounded to float.
+  std::mt19937_64 g(7);
+  std::uniform_real_distribution<float> u(-1e3f, 1e3f);
+  std::vector<float> x(5000), y(5000);
+  cured::cpu::exact_accumulator acc;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = u(g), y[i] = u(g) * 1e-3f;
+    acc.add(double(x[i]) * double(y[i]));
+  }
+  EXPECT_TRUE(same(cured::cpu::exact_dot(std::span<const float>(x), std::span<const float>(y)), acc.round_to_float()));
 }
 
 }  // namespace

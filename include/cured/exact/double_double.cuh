@@ -1,7 +1,9 @@
 #pragma once
-// Double-double arithmetic for the exact sums of doubles: error-free TwoSum, a sum with a
-// rigorous bound on its error (the fast pass), and a two-term expansion that sends what it
-// cannot hold to the fixed-point accumulator (the exact pass).
+// Double-double arithmetic for the exact sums: error-free TwoSum; a double-double sum with a
+// rigorous bound on its error (bounded_sum: the first launch of the exact sums along axes and
+// per segment); the per-thread two-term expansion of the whole-array sums of doubles and of
+// the dot products, which estimates what it cannot hold (or, in the exact pass, sends it to
+// the block's fixed-point accumulator).
 
 #include <cmath>
 #include <cstdint>

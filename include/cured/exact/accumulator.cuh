@@ -7,7 +7,6 @@
 #include <cuda/atomic>
 
 #include <cmath>
-
 #include <cstdint>
 
 #include "cured/exact/fixed_point.cuh"
@@ -44,11 +43,15 @@ __device__ __forceinline__ void shared_add64(unsigned at, std::uint64_t v) {
   if (hi) asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(at + 4u), "r"(hi) : "memory");
 }
 
-/// Adds m * 2^p to the shared-memory limbs `limbs` (shared_add64). Kept out of line: the
-/// expansions call it only for what they cannot hold.
-inline __device__ __noinline__ void add_to_shared(unsigned long long* limbs, std::int64_t m, int p) {
-  const unsigned at = unsigned(__cvta_generic_to_shared(limbs));
+/// Adds m * 2^p to the shared-memory limbs at shared address `at` (shared_add64, digit by digit).
+__device__ __forceinline__ void add_scaled_shared(unsigned at, std::int64_t m, int p) {
   add_scaled(m, p, [at](int j, std::uint64_t digit) { shared_add64(at + 8u * unsigned(j), digit); });
+}
+
+/// add_scaled_shared on `limbs`, kept out of line: the expansions call it only for what they
+/// cannot hold.
+inline __device__ __noinline__ void add_to_shared(unsigned long long* limbs, std::int64_t m, int p) {
+  add_scaled_shared(unsigned(__cvta_generic_to_shared(limbs)), m, p);
 }
 
 /// A block's fixed-point accumulator in shared memory.
@@ -62,8 +65,7 @@ struct block_accumulator {
     if (threadIdx.x == 0) flags = 0;
   }
   __device__ void add(std::int64_t v, int p) {
-    const unsigned at = unsigned(__cvta_generic_to_shared(limbs));
-    add_scaled(v, p, [at](int j, std::uint64_t digit) { shared_add64(at + 8u * unsigned(j), digit); });
+    add_scaled_shared(unsigned(__cvta_generic_to_shared(limbs)), v, p);
   }
   /// A finite double of a layout with base Base, out of line (add_to_shared).
   template <int Base>
@@ -239,7 +241,8 @@ __device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Out* out, 
     flags = __shfl_sync(0xffffffffu, lane == 0 ? atomicExch(&st->flags, 0u) : 0u, 0);
     if constexpr (Estimated) {
       estimate total{0.0, 0.0};
-      for (unsigned b = lane; b < gridDim.x; b += 32) total = combine(total, {__ldcg(&slots[b].e), __ldcg(&slots[b].b)});
+      for (unsigned b = lane; b < gridDim.x; b += 32)
+        total = combine(total, {__ldcg(&slots[b].e), __ldcg(&slots[b].b)});
       total = warp_combine(total);
       rem = {__shfl_sync(0xffffffffu, total.e, 0), __shfl_sync(0xffffffffu, total.b, 0)};
     }

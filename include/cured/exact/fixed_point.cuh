@@ -99,10 +99,11 @@ __device__ __forceinline__ unsigned special_flags(double v) {
 }
 
 namespace detail {
-/// Bits [lo, lo + width) of the digits d[0, count) (width <= 64).
-__host__ __device__ inline std::uint64_t extract(const std::uint32_t* d, int count, int lo, int width) {
+/// Bits [lo, lo + width) (width <= 64) of the number whose 32-bit digit k is digit(k), a
+/// std::uint64_t (0 outside the number).
+template <class Digit>
+__host__ __device__ std::uint64_t extract(Digit&& digit, int lo, int width) {
   const int j = lo >> 5, s = lo & 31;
-  auto digit = [&](int k) -> std::uint64_t { return k >= 0 && k < count ? d[k] : 0u; };
   std::uint64_t r = (digit(j) | (digit(j + 1) << 32)) >> s;
   if (s) r |= digit(j + 2) << (64 - s);
   if (width < 64) r &= (std::uint64_t(1) << width) - 1;
@@ -202,8 +203,8 @@ CURED_ROLLED
   const bool negative = carry < 0;
   if (negative) {  // the magnitude: two's complement of the digits
     std::uint64_t c = 1;
-  CURED_ROLLED
-  for (int j = 0; j < count; ++j) {
+CURED_ROLLED
+    for (int j = 0; j < count; ++j) {
       const std::uint64_t t = std::uint64_t(std::uint32_t(~d[j])) + c;
       d[j] = std::uint32_t(t);
       c = t >> 32;
@@ -214,11 +215,11 @@ CURED_ROLLED
   while (top >= 0 && d[top] == 0) --top;
   if (top < 0) return exact_zero_result<Out>(flags, empty);
   const int msb = 32 * top + 31 - detail::leading_zeros(d[top]);  // the leading one's bit
+  auto digit = [&](int k) -> std::uint64_t { return k >= 0 && k < count ? d[k] : 0u; };
   return round_magnitude<Out>(
-      msb, base, negative, [&](int lo, int width) { return detail::extract(d, count, lo, width); },
+      msb, base, negative, [&](int lo, int width) { return detail::extract(digit, lo, width); },
       [&](int end) { return detail::any_below(d, end); });
 }
-
 
 }  // namespace cured::device::exact
 #undef CURED_ROLLED

@@ -101,13 +101,7 @@ __device__ Out warp_round(const std::int64_t (&v)[W], int base, unsigned flags, 
     const std::uint32_t r = __shfl_sync(0xffffffffu, mine, j >= 0 ? (j / W) % 32 : 0);
     return j >= 0 && j < 32 * W ? r : 0u;
   };
-  auto bits = [&](int lo, int width) {
-    const int j = lo >> 5, s = lo & 31;
-    std::uint64_t r = (digit(j) | (digit(j + 1) << 32)) >> s;
-    if (s) r |= digit(j + 2) << (64 - s);
-    if (width < 64) r &= (std::uint64_t(1) << width) - 1;
-    return r;
-  };
+  auto bits = [&](int lo, int width) { return detail::extract(digit, lo, width); };
   auto below = [&](int end) {
     bool any = false;
 #pragma unroll

@@ -5,9 +5,11 @@
 //   float s = cured::sum(d_x, n);
 //
 // The public API: reduce.cuh (the whole-array reductions), axes.cuh (along axes of strided
-// views), exact.cuh (the exact sums), ops.cuh
-// (the operators), workspace.cuh (the scratch of the asynchronous forms), accumulate.cuh (the
-// accumulator and result types), view.cuh (strided N-D views and axes), error.cuh (cured::error).
+// views), segments.cuh (per segment), exact.cuh (the exact sums), statistics.cuh,
+// statistics_axes.cuh and statistics_segments.cuh (the one-pass statistics), ops.cuh and
+// statistic_ops.cuh (the operators and the statistics' states), workspace.cuh (the scratch of
+// the asynchronous forms), accumulate.cuh (the accumulator and result types), view.cuh
+// (strided N-D views and axes), error.cuh (cured::error).
 //
 // Below it, calls go one way, each layer in its folder:
 //   detail/  the dispatch: the one launch decision, per-device caches, the launch, tuning
@@ -24,5 +26,9 @@
 #include "cured/ops.cuh"
 #include "cured/reduce.cuh"
 #include "cured/segments.cuh"
+#include "cured/statistic_ops.cuh"
+#include "cured/statistics.cuh"
+#include "cured/statistics_axes.cuh"
+#include "cured/statistics_segments.cuh"
 #include "cured/view.cuh"
 #include "cured/workspace.cuh"

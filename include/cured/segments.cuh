@@ -50,21 +50,6 @@ namespace cured {
 
 namespace detail {
 
-/// The element type of an output given as a pointer or a view.
-template <class O>
-struct segment_out_element;
-template <class Out>
-struct segment_out_element<Out*> {
-  using type = Out;
-};
-template <class Out>
-struct segment_out_element<strided_view<Out>> {
-  using type = Out;
-};
-
-template <class O>
-using segment_out_t = typename segment_out_element<std::remove_cv_t<std::remove_reference_t<O>>>::type;
-
 template <class Explicit, class T>
 using segment_sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<std::remove_const_t<T>>, Explicit>;
 

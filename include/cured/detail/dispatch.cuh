@@ -105,17 +105,18 @@ launch_shape single_pass_shape(std::int64_t n, const workspace& ws, const launch
   return {wave_grid<Kernel>(blocks, block, ws.device(), ws.sm_count()), 1, block};
 }
 
-/// finish(op(init, load(0, in[0]) op ... op load(n-1, in[n-1]))) into *out: every reduction
-/// but the vectorized arg and the exact ones.
-template <mode M, class Acc, class In, class Load, class Op, class Finish>
-void reduce(const In* in, std::int64_t n, Acc* out, Load load, Op op, Finish finish, Acc init, workspace& ws,
+/// finish(op(init, load(0, in[0]) op ... op load(n-1, in[n-1]))) into *out, as an Out (Acc
+/// unless the finish makes something else of it): every reduction but the vectorized arg and
+/// the exact ones.
+template <mode M, class Acc, class In, class Load, class Op, class Finish, class Out>
+void reduce(const In* in, std::int64_t n, Out* out, Load load, Op op, Finish finish, Acc init, workspace& ws,
             cudaStream_t stream, const launch_options& options = {}) {
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   using policy = single_pass_policy;
-  constexpr auto kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish>;
-  constexpr auto cluster_kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish, true>;
-  constexpr auto small = device::small_kernel<small_policy, In, Acc, Load, Op, Finish>;
+  constexpr auto kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish, false, Out>;
+  constexpr auto cluster_kernel = device::single_pass_kernel<policy, In, Acc, Load, Op, Finish, true, Out>;
+  constexpr auto small = device::small_kernel<small_policy, In, Acc, Load, Op, Finish, Out>;
   guarded_launch<M>(in, n, out, ws, stream, options, "single_pass_kernel launch", [&](workspace::use& use) {
     const Acc identity = identity_of<Op, Acc>(op);
     const launch_shape shape = single_pass_shape<policy, kernel, cluster_kernel, In>(n, ws, options);

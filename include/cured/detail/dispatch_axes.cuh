@@ -265,6 +265,30 @@ void axis_plain(const strided_view<T>& in, const axes& along, const strided_view
                  device::plain_store<Out, Acc, Op>{out.data, init, op}, out.data, ws, stream);
 }
 
+/// Checks a second output of a reduction whose first is `first`: the extents and strides of
+/// `first`, no byte shared with it or the input, device memory.
+template <class In, class A, class B>
+void check_second_output(const strided_view<const In>& in, const axes& along, const strided_view<A>& first,
+                         const strided_view<B>& second, bool any_outputs, const std::string& second_name,
+                         const std::string& first_name, const workspace& ws) {
+  if (second.rank != first.rank)
+    throw_invalid("the " + second_name + " have " + std::to_string(second.rank) + " axes, the " + first_name + " " +
+                  std::to_string(first.rank));
+  for (int k = 0; k < first.rank; ++k)
+    if (second.extents[k] != first.extents[k] || (first.extents[k] > 1 && second.strides[k] != first.strides[k]))
+      throw_invalid("the " + second_name + "' axis " + std::to_string(k) + " differs from the " + first_name +
+                    "' in extent or stride");
+  // Checked as the output of the same reduction: its bytes against the input's.
+  (void)canonicalize(in, along, &second);
+  if (any_outputs) {
+    std::uintptr_t a0, a1, b0, b1;
+    byte_range(first, a0, a1);
+    byte_range(second, b0, b1);
+    if (a0 < b1 && b0 < a1) throw_invalid("the " + second_name + " overlap the " + first_name);
+    workspace::check_device_pointer(second.data, ("the " + second_name).c_str(), ws.device());
+  }
+}
+
 /// The index of each output's extreme value (Max: the maximum), and the value when `values`
 /// is not null.
 template <bool Max, class T>
@@ -275,23 +299,7 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
   using op = std::conditional_t<Max, arg_maximum, arg_minimum>;
   const strided_view<const In> cin = const_view(in);
   const axis_plan plan = plan_of(canonicalize(cin, along, &indices), true);
-  if (values) {
-    if (values->rank != indices.rank)
-      throw_invalid("the values have " + std::to_string(values->rank) + " axes, the indices " +
-                    std::to_string(indices.rank));
-    for (int k = 0; k < indices.rank; ++k)
-      if (values->extents[k] != indices.extents[k] || (indices.extents[k] > 1 && values->strides[k] != indices.strides[k]))
-        throw_invalid("the values' axis " + std::to_string(k) + " differs from the indices' in extent or stride");
-    // Checked as the output of the same reduction: its bytes against the input's.
-    (void)canonicalize(cin, along, values);
-    if (plan.outputs > 0) {
-      std::uintptr_t a0, a1, b0, b1;
-      byte_range(indices, a0, a1);
-      byte_range(*values, b0, b1);
-      if (a0 < b1 && b0 < a1) throw_invalid("the values overlap the indices");
-      workspace::check_device_pointer(values->data, "the values", ws.device());
-    }
-  }
+  if (values) check_second_output(cin, along, indices, *values, plan.outputs > 0, "values", "indices", ws);
   // Outputs of one element each (reduced axes of extent 1): every index is 0, and without the
   // values nothing needs reading. A dense output gets them from one memset.
   if (!values && plan.reduced_size == 1 && plan.outputs > 0 && dense(indices)) {

@@ -48,6 +48,21 @@ enum segment_error : unsigned {
 
 namespace detail {
 
+/// The element type of an output given as a pointer or a view.
+template <class O>
+struct segment_out_element;
+template <class Out>
+struct segment_out_element<Out*> {
+  using type = Out;
+};
+template <class Out>
+struct segment_out_element<strided_view<Out>> {
+  using type = Out;
+};
+
+template <class O>
+using segment_out_t = typename segment_out_element<std::remove_cv_t<std::remove_reference_t<O>>>::type;
+
 /// An output per segment as a view of one axis: element s at data + s * strides[0].
 template <class Out>
 strided_view<Out> as_segment_out(Out* p, std::int64_t count) {
@@ -200,6 +215,24 @@ void segment_plain(const T* values, std::int64_t n, const segments& seg, const O
                  stream, status, no_segment_then{});
 }
 
+/// Checks a second output per segment beside `first` (the stride of `first`, no byte shared
+/// with it, device memory) and returns its bytes.
+template <class A, class B>
+std::pair<std::uintptr_t, std::uintptr_t> second_segment_output(const strided_view<A>& first,
+                                                                const strided_view<B>& second, std::int64_t count,
+                                                                const std::string& second_name,
+                                                                const std::string& first_name, const workspace& ws) {
+  if (second.strides[0] != first.strides[0])
+    throw_invalid("the " + second_name + "' stride differs from the " + first_name + "'");
+  const auto [a, b] = bytes_of(first);
+  const auto bytes = bytes_of(second);
+  if (count > 0) {
+    if (a < bytes.second && bytes.first < b) throw_invalid("the " + second_name + " overlap the " + first_name);
+    workspace::check_device_pointer(second.data, ("the " + second_name).c_str(), ws.device());
+  }
+  return bytes;
+}
+
 /// The index within its segment of each segment's extreme value (Max: the maximum), and the
 /// value when `values_out` is not null.
 template <bool Max, class T, class I, class V>
@@ -214,12 +247,7 @@ void segment_arg(const T* values, std::int64_t n, const segments& seg, const I& 
   std::pair<std::uintptr_t, std::uintptr_t> val_bytes{0, 0};
   if (values_out) {
     val = as_segment_out(*values_out, seg.count);
-    if (val.strides[0] != idx.strides[0]) throw_invalid("the values' stride differs from the indices'");
-    val_bytes = bytes_of(val);
-    if (seg.count > 0) {
-      if (a < val_bytes.second && val_bytes.first < b) throw_invalid("the values overlap the indices");
-      workspace::check_device_pointer(val.data, "the values", ws.device());
-    }
+    val_bytes = second_segment_output(idx, val, seg.count, "values", "indices", ws);
   }
   segment_launch(values, n, seg, op::template identity<kv>(), device::index_load<In>{}, op{},
                  segment_store<device::arg_store<In>>{{idx.data, val.data}, idx.strides[0]}, {{a, b}, val_bytes}, ws,

@@ -32,13 +32,13 @@ constexpr bool one_round_covers(std::int64_t n) {
   return n <= std::int64_t(Policy::block) * Policy::unroll * vector16<In>::size;
 }
 
-/// finish(op(init, reduction of load(i, input[i]))) into *out (or st.done's report words).
-/// `input` comes from span_of on the host. Cluster: the kernel of launches whose grid is one
+/// finish(op(init, reduction of load(i, input[i]))) into *out (or st.done's report words), as an
+/// Out. `input` comes from span_of on the host. Cluster: the kernel of launches whose grid is one
 /// thread-block cluster; kept apart, the cluster barrier and its checks stay out of the other
 /// launches (docs/PERF.md#clusters-for-middle-sizes). Blocks of Policy::block threads.
-template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false>
+template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false, class Out = Acc>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(Acc)>)
-    single_pass_kernel(Acc* __restrict__ out, const launch_state st, const input_span<In> input, Acc init,
+    single_pass_kernel(Out* __restrict__ out, const launch_state st, const input_span<In> input, Acc init,
                        Acc identity, Load load, Op op, Finish finish) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
                                 l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, storage);
   // In the one thread that holds the whole reduction, after every other write of the launch.
-  const auto write_result = [&](const Acc& total) { deliver(out, finish(op(init, total)), st.done); };
+  const auto write_result = [&](const Acc& total) { deliver(out, Out(finish(op(init, total))), st.done); };
   if constexpr (Cluster) {
     if (combine_in_cluster(v, op, identity, inbox)) write_result(v);
   } else if (grid == 1) {
@@ -65,15 +65,15 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
 /// (one_round_covers), in one block, written as single_pass_kernel writes it. Straight-line
 /// code: each thread issues its (at most Policy::unroll) predicated vector loads right after
 /// the few instructions that place them (docs/PERF.md#small_kernel-for-inputs-of-16-kib-and-less).
-template <class Policy, class In, class Acc, class Load, class Op, class Finish>
+template <class Policy, class In, class Acc, class Load, class Op, class Finish, class Out = Acc>
 __global__ void __launch_bounds__(Policy::block)
-    small_kernel(Acc* __restrict__ out, const completion done, const input_span<In> input, Acc init, Acc identity,
+    small_kernel(Out* __restrict__ out, const completion done, const input_span<In> input, Acc init, Acc identity,
                  Load load, Op op, Finish finish) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
   Acc v = thread_reduce<Policy, true>(input, load, op, identity, threadIdx.x, block, l2_policy(true));
   v = block::reduce<block>(v, op, storage);
-  if (threadIdx.x == 0) deliver(out, finish(op(init, v)), done);
+  if (threadIdx.x == 0) deliver(out, Out(finish(op(init, v))), done);
 }
 
 }  // namespace cured::device

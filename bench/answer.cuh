@@ -16,6 +16,7 @@
 #include "cured/cured.cuh"
 #include "harness/device_buffer.cuh"
 #include "harness/exact_answers.cuh"
+#include "harness/statistics_reference.hpp"
 
 namespace cured::bench {
 
@@ -28,7 +29,7 @@ struct input {
 };
 
 /// Which part of an answer an op produces, and so which part is checked.
-enum class answer_field { sum, value, index };
+enum class answer_field { sum, value, index, statistic };
 
 /// What any implementation of an op returns, in one shape: the sum in the accumulator (also the
 /// result of exact_sum, whose type cured::exact_result_t<T> is the accumulator of every
@@ -41,7 +42,25 @@ struct answer {
   /// Expected answers only: a plain sum of inexact data (normal, spread) checks ok when within
   /// this distance of `sum`, the correctly rounded exact sum; unset: bit for bit.
   std::optional<double> sum_tolerance;
+  /// The statistics (answer_field::statistic): the result's bytes as the library wrote them;
+  /// expected answers: the one or two parts, their bounds, and how to read them from bytes.
+  unsigned char bytes[64] = {};
+  double part[2] = {0, 0};
+  double part_bound[2] = {0, 0};
+  int parts = 0;
+  double (*read_part)(const unsigned char*, int) = nullptr;
 };
+
+/// Part k of a result of type R (one value, or a statistics' pair), as a double.
+template <class R>
+double part_of(const unsigned char* bytes, int k) {
+  R r;
+  std::memcpy(&r, bytes, sizeof r);
+  const auto as_double = [](const auto& v) { return harness::as_double(v); };
+  if constexpr (requires { r.min; }) return as_double(k ? r.max : r.min);
+  else if constexpr (requires { r.var; }) return as_double(k ? r.mean : r.var);
+  else return as_double(r);
+}
 
 template <class T>
 std::string value_string(const T& v) {
@@ -81,6 +100,17 @@ std::string compare(answer_field field, const answer<T>& got, const answer<T>& w
                                               : "got " + value_string(got.value) + " want " + value_string(want.value);
     case answer_field::index:
       break;
+    case answer_field::statistic: {
+      std::string bad;
+      for (int k = 0; k < want.parts; ++k) {
+        const double g = want.read_part(got.bytes, k);
+        if (harness::near(g, want.part[k], want.part_bound[k])) continue;
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "part %d: got %.9g want %.9g (bound %.3g) ", k, g, want.part[k], want.part_bound[k]);
+        bad += buf;
+      }
+      return bad.empty() ? "ok" : bad;
+    }
   }
   return got.index == want.index ? "ok" : "got index " + std::to_string(got.index) + " want " + std::to_string(want.index);
 }
@@ -92,6 +122,7 @@ struct device_answer {
   harness::device_buffer<T> value{1};
   harness::device_buffer<std::int64_t> index{1};
   harness::device_buffer<key_value<T>> kv{1};  ///< cured's arg ops answer a key_value
+  harness::device_buffer<unsigned char> bytes{64};  ///< the statistics' results
 
   /// `field` read back from sum, value or index.
   answer<T> read(answer_field field) const {
@@ -105,6 +136,9 @@ struct device_answer {
         break;
       case answer_field::index:
         CURED_CHECK(cudaMemcpy(&a.index, index.data(), sizeof(a.index), cudaMemcpyDeviceToHost));
+        break;
+      case answer_field::statistic:
+        CURED_CHECK(cudaMemcpy(a.bytes, bytes.data(), sizeof a.bytes, cudaMemcpyDeviceToHost));
         break;
     }
     return a;

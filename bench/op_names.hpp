@@ -12,9 +12,11 @@
 
 namespace cured::bench {
 
-/// exact_dot and dot: the dot product of the input's two halves (bench/ops.cuh).
-inline constexpr std::array<std::string_view, 8> op_names_in_order = {"sum",    "exact_sum", "min",       "max",
-                                                                     "argmin", "argmax",    "exact_dot", "dot"};
+/// exact_dot and dot: the dot product of the input's two halves; mean .. any: the one-pass
+/// statistics of the whole input (bench/ops.cuh).
+inline constexpr std::array<std::string_view, 15> op_names_in_order = {
+    "sum", "exact_sum", "min",  "max",       "argmin",        "argmax", "exact_dot", "dot", "mean", "var_mean",
+    "aminmax", "norm", "logsumexp", "count_nonzero", "any"};
 
 /// The ops of axis workloads (--shape, --axes-grid): every op.
 inline constexpr std::array<std::string_view, 6> axis_op_names_in_order = {"sum",    "exact_sum", "min",

@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -275,9 +278,106 @@ struct dot_op {
   }
 };
 
+/// The one-pass statistics (cured/statistics.cuh), checked against the long double
+/// reference within each method's bound (harness/statistics_reference.hpp): mean, var_mean
+/// (ddof 1), aminmax, norm (p = 2), logsumexp, count_nonzero, any.
+enum class statistic { mean, var_mean, aminmax, norm, logsumexp, count_nonzero, any };
+
+template <statistic S>
+struct statistic_op {
+  static constexpr std::string_view name = S == statistic::mean          ? "mean"
+                                           : S == statistic::var_mean      ? "var_mean"
+                                           : S == statistic::aminmax       ? "aminmax"
+                                           : S == statistic::norm          ? "norm"
+                                           : S == statistic::logsumexp     ? "logsumexp"
+                                           : S == statistic::count_nonzero ? "count_nonzero"
+                                                                           : "any";
+  static constexpr answer_field field = answer_field::statistic;
+  static constexpr bool ladder = false;
+  /// The element types it takes: floating ones for the moments, norms and logsumexp.
+  template <class T>
+  static constexpr bool takes = !(S == statistic::mean || S == statistic::var_mean || S == statistic::norm ||
+                                  S == statistic::logsumexp) ||
+                                harness::floating_input<T>;
+
+  template <class T>
+  static auto call(const T* d, std::int64_t n, cudaStream_t s) {
+    if constexpr (S == statistic::mean) return cured::mean(d, n, s);
+    else if constexpr (S == statistic::var_mean) return cured::var_mean(d, n, 1.0, s);
+    else if constexpr (S == statistic::aminmax) return cured::aminmax(d, n, s);
+    else if constexpr (S == statistic::norm) return cured::norm(d, n, 2.0, s);
+    else if constexpr (S == statistic::logsumexp) return cured::logsumexp(d, n, s);
+    else if constexpr (S == statistic::count_nonzero) return cured::count_nonzero(d, n, s);
+    else return cured::any(d, n, s);
+  }
+  template <class T>
+  using result = decltype(call<T>(nullptr, 0, nullptr));
+
+  template <class T>
+  static answer<T> expect(reference<T>& ref) {
+    answer<T> a;
+    if constexpr (takes<T>) {
+      const harness::statistics_reference& r = ref.statistics();
+      const std::int64_t n = r.count;
+      const double u = std::numeric_limits<std::conditional_t<harness::floating_input<T>, accumulator_t<T>, float>>::epsilon() / 2;
+      const double k = harness::chain_of(n);
+      const long double mean_bound = 2 * k * u * (n ? r.abs_sum / n : 0);
+      a.read_part = &part_of<result<T>>;
+      a.parts = 1;
+      if constexpr (S == statistic::mean) {
+        a.part[0] = double(r.mean), a.part_bound[0] = double(mean_bound);
+      } else if constexpr (S == statistic::var_mean) {
+        const long double v = r.var(1);
+        a.parts = 2;
+        a.part[0] = double(v), a.part_bound[0] = double(4 * k * u * r.kappa() * v + 4 * u * v);
+        a.part[1] = double(r.mean), a.part_bound[1] = double(mean_bound + 2 * k * u * std::sqrt(r.m2 / (n ? n : 1)));
+      } else if constexpr (S == statistic::aminmax) {
+        a.parts = 2;
+        a.part[0] = n ? double(r.min) : harness::as_double(minimum::identity<T>());
+        a.part[1] = n ? double(r.max) : harness::as_double(maximum::identity<T>());
+      } else if constexpr (S == statistic::norm) {
+        const double squares_u = std::is_same_v<T, __half> || std::is_same_v<T, double> ? u : 0x1p-53;
+        const long double l2 = std::sqrt(r.squares);
+        a.part[0] = double(l2), a.part_bound[0] = double((1.01 * u + k * squares_u) * l2);
+      } else if constexpr (S == statistic::logsumexp) {
+        const double exp_error = std::is_same_v<statistic_t<T>, float> ? 0x1p-20 : 0x1p-50;
+        a.part[0] = double(r.log_sum_exp);
+        a.part_bound[0] = double(exp_error + 2 * k * u + 2 * u * std::fabs(r.log_sum_exp));
+      } else if constexpr (S == statistic::count_nonzero) {
+        a.part[0] = double(r.nonzero);
+      } else {
+        a.part[0] = r.nonzero > 0;
+      }
+    }
+    return a;
+  }
+  template <class T>
+    requires takes<T>
+  static void cured(const input<T>& in, device_answer<T>& out, workspace& ws, cudaStream_t s) {
+    using R = result<T>;
+    R* d = reinterpret_cast<R*>(out.bytes.data());
+    if constexpr (S == statistic::mean) cured::mean_async(in.d, in.n, d, ws, s);
+    else if constexpr (S == statistic::var_mean) cured::var_mean_async(in.d, in.n, d, 1.0, ws, s);
+    else if constexpr (S == statistic::aminmax) cured::aminmax_async(in.d, in.n, d, ws, s);
+    else if constexpr (S == statistic::norm) cured::norm_async(in.d, in.n, d, 2.0, ws, s);
+    else if constexpr (S == statistic::logsumexp) cured::logsumexp_async(in.d, in.n, d, ws, s);
+    else if constexpr (S == statistic::count_nonzero) cured::count_nonzero_async(in.d, in.n, d, ws, s);
+    else cured::any_async(in.d, in.n, d, ws, s);
+  }
+  template <class T>
+    requires takes<T>
+  static void cured_blocking(const input<T>& in, answer<T>& got, cudaStream_t s) {
+    const result<T> r = call(in.d, in.n, s);
+    std::memcpy(got.bytes, &r, sizeof r);
+  }
+};
+
 /// The table, in the order of op_names_in_order.
 using op_entries = std::tuple<sum_op, exact_sum_op, extreme_op<false>, extreme_op<true>, arg_op<false>, arg_op<true>,
-                              exact_dot_op, dot_op>;
+                              exact_dot_op, dot_op, statistic_op<statistic::mean>, statistic_op<statistic::var_mean>,
+                              statistic_op<statistic::aminmax>, statistic_op<statistic::norm>,
+                              statistic_op<statistic::logsumexp>, statistic_op<statistic::count_nonzero>,
+                              statistic_op<statistic::any>>;
 
 template <class... Entries>
 constexpr bool named_in_order(std::type_identity<std::tuple<Entries...>>) {

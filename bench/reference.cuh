@@ -15,6 +15,7 @@
 #include "cured/cured.cuh"
 #include "harness/data_family.hpp"
 #include "harness/exact_answers.cuh"
+#include "harness/statistics_reference.hpp"
 
 namespace cured::bench {
 
@@ -59,18 +60,35 @@ public:
   /// How far a plain dot product of the halves may be from dot(): m * eps * sum |x_i y_i|.
   double dot_bound() { return dots().bound; }
 
+  /// The statistics of the values (bench/ops.cuh, statistic_op), in long double.
+  const harness::statistics_reference& statistics() {
+    if (!statistics_) {
+      const std::vector<T> h = host_values();
+      std::vector<double> x(h.size());
+      for (std::size_t i = 0; i < h.size(); ++i) x[i] = harness::as_double(h[i]);
+      statistics_ = harness::reference_of(x);
+    }
+    return *statistics_;
+  }
+
 private:
+  /// The values on the host: the input's copy, or one read back.
+  std::vector<T> host_values() const {
+    std::vector<T> h = in_.h;
+    if (h.empty() && in_.n > 0) {
+      h.resize(std::size_t(in_.n));
+      CURED_CHECK(cudaMemcpy(h.data(), in_.d, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    return h;
+  }
+
   struct dot_values {
     accumulator_t<T> exact;
     double bound;
   };
   const dot_values& dots() {
     if (!dots_) {
-      std::vector<T> h = in_.h;
-      if (h.empty() && in_.n > 0) {
-        h.resize(std::size_t(in_.n));
-        CURED_CHECK(cudaMemcpy(h.data(), in_.d, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
-      }
+      const std::vector<T> h = host_values();
       const std::size_t m = std::size_t(in_.n / 2);
       cpu::exact_accumulator acc;
       double abs = 0;
@@ -106,6 +124,7 @@ private:
   std::uint64_t seed_;
   std::optional<harness::summary<T>> values_;
   std::optional<dot_values> dots_;
+  std::optional<harness::statistics_reference> statistics_;
 };
 
 }  // namespace cured::bench

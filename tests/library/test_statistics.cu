@@ -22,16 +22,17 @@
 #include <vector>
 
 #include "cured/cured.cuh"
-#include "tests/library/statistics_reference.hpp"
+#include "harness/statistics_reference.hpp"
 #include "tests/support/gpu.cuh"
 
 namespace {
 
-using cured::test::chain_of;
+using cured::harness::chain_of;
 using cured::test::device_buffer;
-using cured::test::near;
-using cured::test::reference_of;
-using cured::test::statistics_reference;
+using cured::test::upload;
+using cured::harness::near;
+using cured::harness::reference_of;
+using cured::harness::statistics_reference;
 
 template <class T>
 double as_double(const T& x) {
@@ -48,13 +49,6 @@ T of_double(double x) {
 template <class T>
 double unit() {  // the unit roundoff of the statistics' accumulator
   return std::numeric_limits<cured::statistic_t<T>>::epsilon() / 2;
-}
-
-template <class T>
-device_buffer<T> upload(const std::vector<T>& h) {
-  device_buffer<T> d(h.size() + 1);
-  if (!h.empty()) CURED_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
 }
 
 /// n values of mean `mu` and spread `sigma`, as T, and their exact values.

@@ -17,22 +17,16 @@
 #include <vector>
 
 #include "cured/cured.cuh"
-#include "tests/library/statistics_reference.hpp"
+#include "harness/statistics_reference.hpp"
 #include "tests/support/gpu.cuh"
 
 namespace {
 
 using cured::test::device_buffer;
-using cured::test::near;
-using cured::test::reference_of;
-using cured::test::statistics_reference;
-
-template <class T>
-device_buffer<T> upload(const std::vector<T>& h) {
-  device_buffer<T> d(h.size() + 1);
-  if (!h.empty()) CURED_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
+using cured::test::upload;
+using cured::harness::near;
+using cured::harness::reference_of;
+using cured::harness::statistics_reference;
 
 template <class T>
 std::vector<T> download(const device_buffer<T>& d, std::size_t n) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "harness/device_buffer.cuh"
 
@@ -46,6 +47,14 @@ inline std::int64_t max_test_n() {
     return v && *v ? std::int64_t(std::strtoll(v, nullptr, 10)) : std::numeric_limits<std::int64_t>::max();
   }();
   return limit;
+}
+
+/// A copy of h on the device, one element longer (never empty).
+template <class T>
+device_buffer<T> upload(const std::vector<T>& h) {
+  device_buffer<T> d(h.size() + 1);
+  if (!h.empty()) CURED_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
 }
 
 /// Bytes of free device memory now (0 without a device).

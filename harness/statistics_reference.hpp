@@ -1,5 +1,5 @@
 #pragma once
-// The statistics' references, written from their definitions in long double (whose exponent
+// The one-pass statistics' references (the tests' and the benchmark's), written from their definitions in long double (whose exponent
 // range holds the square of every double, so the sums of squares need no scaling), and the
 // error bounds the tests accept, from each method's analysis (docs/API.md#statistics).
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-namespace cured::test {
+namespace cured::harness {
 
 struct statistics_reference {
   std::int64_t count = 0;
@@ -73,4 +73,4 @@ inline bool near(double got, long double want, long double bound) {
   return std::fabs((long double)got - want) <= bound;
 }
 
-}  // namespace cured::test
+}  // namespace cured::harness

@@ -32,6 +32,10 @@ namespace detail {
 template <class T>
 inline constexpr bool is_half_like = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
+/// float, double, __half or __nv_bfloat16.
+template <class T>
+inline constexpr bool is_floating = std::is_floating_point_v<T> || is_half_like<T>;
+
 template <class T>
 CURED_HD inline bool is_nan(const T& x) {
   if constexpr (std::is_floating_point_v<T>) return x != x;
@@ -73,7 +77,7 @@ CURED_HD inline T lowest() {
 /// and minimum / maximum return arg_later(a, b) ? b : a (the NaN rule in one comparison).
 template <bool Max, class T>
 CURED_HD inline bool arg_later(const T& a, const T& b) {
-  if constexpr (std::is_floating_point_v<T> || is_half_like<T>) {
+  if constexpr (is_floating<T>) {
     using F = std::conditional_t<is_half_like<T>, float, T>;  // half and bfloat16 compare exactly as float
     const F x = F(a), y = F(b);
     return (x == x) & (Max ? !(y <= x) : !(y >= x));  // !(y <= x): y > x, or y is NaN; & keeps it branch-free

@@ -2,7 +2,7 @@
 // The states and operators of the one-pass statistics (cured/statistics.cuh), usable on their
 // own with cured::reduce and cured::transform_reduce:
 //
-//   auto m = cured::transform_reduce(d_x, n, cured::to<float>{}, cured::moments_op{}, cured::moments<float>{});
+//   auto m = cured::reduce(d_x, n, cured::moments_op{}, cured::moments<float>{});
 //   // m.weight values, their mean m.mean and sum of squared deviations m.m2
 //
 // Each operator combines two states (associative and commutative up to rounding, with the
@@ -24,16 +24,6 @@
 #include "cured/ops.cuh"
 
 namespace cured {
-
-/// The element as the floating type F (half and bfloat16 exactly as float).
-template <class F>
-struct to {
-  template <class T>
-  CURED_HD F operator()(const T& x) const {
-    if constexpr (detail::is_half_like<T>) return F(float(x));
-    else return F(x);
-  }
-};
 
 /// Of `weight` values: their mean and the sum of their squared deviations from it.
 template <class F>

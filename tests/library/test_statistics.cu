@@ -23,28 +23,19 @@
 
 #include "cured/cured.cuh"
 #include "harness/statistics_reference.hpp"
+#include "tests/support/elements.cuh"
 #include "tests/support/gpu.cuh"
 
 namespace {
 
 using cured::harness::chain_of;
 using cured::test::device_buffer;
+using cured::test::from_double;
+using cured::test::to_double;
 using cured::test::upload;
 using cured::harness::near;
 using cured::harness::reference_of;
 using cured::harness::statistics_reference;
-
-template <class T>
-double as_double(const T& x) {
-  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) return double(float(x));
-  else return double(x);
-}
-
-template <class T>
-T of_double(double x) {
-  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) return T(float(x));
-  else return T(x);
-}
 
 template <class T>
 double unit() {  // the unit roundoff of the statistics' accumulator
@@ -59,8 +50,8 @@ std::vector<T> normal_values(std::int64_t n, double mu, double sigma, std::uint6
   std::vector<T> v(static_cast<std::size_t>(n));
   exact.resize(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
-    v[i] = of_double<T>(d(rng));
-    exact[i] = as_double(v[i]);
+    v[i] = from_double<T>(d(rng));
+    exact[i] = to_double(v[i]);
   }
   return v;
 }
@@ -183,8 +174,8 @@ void check_all(const std::vector<T>& h, const std::vector<double>& x, const std:
   }
   // aminmax: exact.
   const auto mm = cured::aminmax(d.data(), n);
-  EXPECT_TRUE(near(as_double(mm.min), r.min, 0)) << as_double(mm.min) << " vs " << double(r.min);
-  EXPECT_TRUE(near(as_double(mm.max), r.max, 0)) << as_double(mm.max) << " vs " << double(r.max);
+  EXPECT_TRUE(near(to_double(mm.min), r.min, 0)) << to_double(mm.min) << " vs " << double(r.min);
+  EXPECT_TRUE(near(to_double(mm.max), r.max, 0)) << to_double(mm.max) << " vs " << double(r.max);
   // norms: 1 as a sum; 2 from squares in double (float, bfloat16), float (half) or Blue's
   // (double), then one rounding; inf exact.
   EXPECT_TRUE(near(cured::norm(d.data(), n, 1), r.abs_sum, 2 * k * u * r.abs_sum));
@@ -248,26 +239,26 @@ TYPED_TEST(Statistics, SpecialValues) {
     std::vector<T> h;
     std::vector<double> x;
     for (double v : c) {
-      h.push_back(of_double<T>(v));
-      x.push_back(as_double(h.back()));
+      h.push_back(from_double<T>(v));
+      x.push_back(to_double(h.back()));
     }
     check_all(h, x, "special");
   }
   // Longer runs of the same kinds, over many threads.
   for (const std::int64_t n : {5000, 300001}) {
     if (n > cured::test::max_test_n()) continue;
-    std::vector<T> h(std::size_t(n), of_double<T>(big));
-    std::vector<double> x(h.size(), as_double(h[0]));
+    std::vector<T> h(std::size_t(n), from_double<T>(big));
+    std::vector<double> x(h.size(), to_double(h[0]));
     check_all(h, x, "all big");
-    for (auto& v : h) v = of_double<T>(tiny);
-    for (auto& v : x) v = as_double(h[0]);
+    for (auto& v : h) v = from_double<T>(tiny);
+    for (auto& v : x) v = to_double(h[0]);
     check_all(h, x, "all tiny");
     for (std::size_t i = 0; i < h.size(); ++i) {
-      h[i] = of_double<T>(i % 7 == 3 ? -INFINITY : double(i % 13));
-      x[i] = as_double(h[i]);
+      h[i] = from_double<T>(i % 7 == 3 ? -INFINITY : double(i % 13));
+      x[i] = to_double(h[i]);
     }
     check_all(h, x, "-inf every seventh");
-    h[h.size() / 2] = of_double<T>(NAN);
+    h[h.size() / 2] = from_double<T>(NAN);
     x[x.size() / 2] = NAN;
     check_all(h, x, "one NaN");
   }

@@ -1,7 +1,8 @@
 #pragma once
-// The element types of the library tests (float, double, integers, __half) as the references
-// see them: through double, and compared bit for bit.
+// The element types of the library tests (float, double, integers, __half, __nv_bfloat16) as the
+// references see them: through double, and compared bit for bit.
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstring>
@@ -15,12 +16,14 @@ constexpr bool is_half = std::is_same_v<T, __half>;
 template <class T>
 double to_double(const T& x) {
   if constexpr (is_half<T>) return double(__half2float(x));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return double(__bfloat162float(x));
   else return double(x);
 }
 
 template <class T>
 T from_double(double x) {
   if constexpr (is_half<T>) return __float2half_rn(float(x));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(float(x));
   else return T(x);
 }
 

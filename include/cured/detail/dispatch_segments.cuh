@@ -87,26 +87,16 @@ std::pair<std::uintptr_t, std::uintptr_t> bytes_of(const strided_view<Out>& v) {
   return {first, last};
 }
 
-/// The plain and arg stores of the axis engine, at segment s's offset.
+/// A store of the axis engine at segment s's offset, given the segment's length when it takes
+/// one (store(at, a, length): the exact and statistics stores, which finish by the count).
 template <class Store>
 struct segment_store {
   Store store;
   std::int64_t stride;
   template <class Acc>
-  __device__ __forceinline__ void operator()(std::int64_t s, const Acc& a, std::int64_t) const {
-    store(s * stride, a);
-  }
-};
-
-/// exact_store per segment: +0 for an empty one.
-template <class Out>
-struct segment_exact_store {
-  Out* out;
-  device::exact::state* st;
-  std::int64_t stride;
-  __device__ __forceinline__ void operator()(std::int64_t s, const device::exact::bounded_sum& t,
-                                             std::int64_t length) const {
-    device::exact::exact_store<Out>{out, st, length}(s * stride, t);
+  __device__ __forceinline__ void operator()(std::int64_t s, const Acc& a, std::int64_t length) const {
+    if constexpr (std::is_invocable_v<const Store&, std::int64_t, const Acc&, std::int64_t>) store(s * stride, a, length);
+    else store(s * stride, a);
   }
 };
 
@@ -271,7 +261,8 @@ void segment_exact(const T* values, std::int64_t n, const segments& seg, const O
                   segment_outputs{shape.offsets, shape.segments, o.strides[0], word}, o.data, st);
   };
   segment_launch(values, n, seg, ex::axis_identity, ex::widen_load{}, ex::bounded_plus{},
-                 segment_exact_store<Out>{o.data, st, o.strides[0]}, {bytes_of(o)}, ws, stream, status, rest);
+                 segment_store<ex::exact_store<Out>>{{o.data, st, 0}, o.strides[0]}, {bytes_of(o)}, ws, stream, status,
+                 rest);
 }
 
 }  // namespace detail

@@ -98,7 +98,8 @@ CURED_HD inline Out convert(const V& v) {
   else return Out(v);
 }
 
-/// The engines' store: the finished result of `count` elements to first[at] (and second[at]).
+/// The engines' store: the finished result of `count` elements (or of n, given) to first[at]
+/// (and second[at]).
 template <class Finish, class A, class B>
 struct statistic_store {
   A* first;
@@ -107,7 +108,12 @@ struct statistic_store {
   Finish finish;
   template <class Acc>
   __device__ __forceinline__ void operator()(std::int64_t at, const Acc& a) const {
-    put(at, finish(a, count));
+    (*this)(at, a, count);
+  }
+  /// For an output of n elements (a segment of that length).
+  template <class Acc>
+  __device__ __forceinline__ void operator()(std::int64_t at, const Acc& a, std::int64_t n) const {
+    put(at, finish(a, n));
   }
   template <class R>
   __device__ __forceinline__ void put(std::int64_t at, const R& r) const {
@@ -117,17 +123,6 @@ struct statistic_store {
     } else {
       first[at] = convert<A>(r);
     }
-  }
-};
-
-/// statistic_store per segment: segment s's result, of its `length` elements, at s * stride.
-template <class Store>
-struct segment_statistic_store {
-  Store store;
-  std::int64_t stride;
-  template <class Acc>
-  __device__ __forceinline__ void operator()(std::int64_t s, const Acc& a, std::int64_t length) const {
-    store.put(s * stride, store.finish(a, length));
   }
 };
 
@@ -166,7 +161,7 @@ void segment_statistic(const T* values, std::int64_t n, const segments& seg, con
   }
   using store = statistic_store<decltype(s.finish), A, B>;
   segment_launch(static_cast<const In*>(values), n, seg, identity_of<decltype(s.op), Acc>(s.op), s.load, s.op,
-                 segment_statistic_store<store>{{a.data, b.data, 0, s.finish}, a.strides[0]}, {bytes_of(a), b_bytes},
+                 segment_store<store>{{a.data, b.data, 0, s.finish}, a.strides[0]}, {bytes_of(a), b_bytes},
                  ws, stream, status, no_segment_then{});
 }
 

@@ -41,10 +41,6 @@ namespace detail {
 
 enum class statistic_kind { var, stddev, var_mean, std_mean };
 
-
-template <class T>
-inline constexpr bool floating_input = std::is_floating_point_v<T> || is_half_like<T>;
-
 /// What the reduction engines take: the load of an element, the operator (with its identity,
 /// the state of no elements), and finish(state, count).
 template <class Acc, class Load, class Op, class Finish>
@@ -60,12 +56,19 @@ statistic<Acc, Load, Op, Finish> make_statistic(Load load, Op op, Finish finish)
   return {load, op, finish};
 }
 
+/// x as the floating type F (half and bfloat16 through float, their one exact conversion).
+template <class F, class T>
+CURED_HD inline F to_floating(const T& x) {
+  if constexpr (is_half_like<T>) return F(float(x));
+  else return F(x);
+}
+
 /// |x| as F.
 template <class F>
 struct abs_to {
   template <class T>
   CURED_HD F operator()(const T& x) const {
-    return ::fabs(to<F>{}(x));
+    return ::fabs(to_floating<F>(x));
   }
 };
 
@@ -74,7 +77,7 @@ template <class F>
 struct square_to {
   template <class T>
   CURED_HD F operator()(const T& x) const {
-    const F y = to<F>{}(x);
+    const F y = to_floating<F>(x);
     return y * y;
   }
 };
@@ -148,18 +151,20 @@ struct truth_finish {
 
 template <class T>
 auto mean_statistic() {
-  static_assert(floating_input<T>, "cured: mean takes float, double, __half or __nv_bfloat16");
+  static_assert(is_floating<T>, "cured: mean takes float, double, __half or __nv_bfloat16");
   using F = statistic_t<T>;
-  return make_statistic<F>(device::transform_load<F, to<F>>{}, plus{}, mean_finish<F>{});
+  return make_statistic<F>(device::transform_load<F, device::identity_transform>{}, plus{}, mean_finish<F>{});
 }
 
 template <statistic_kind K, class T>
 auto var_statistic(double ddof) {
-  static_assert(floating_input<T>, "cured: var, stddev, var_mean and stddev_mean take float, double, __half or __nv_bfloat16");
+  static_assert(is_floating<T>,
+                "cured: var, stddev, var_mean and stddev_mean take float, double, __half or __nv_bfloat16");
   if (!(ddof >= 0) || !std::isfinite(ddof))
     throw_invalid("the correction (ddof) must be finite and not negative, not " + std::to_string(ddof));
   using F = statistic_t<T>;
-  return make_statistic<moments<F>>(device::transform_load<F, to<F>>{}, moments_op{}, moments_finish<F, K>{ddof});
+  return make_statistic<moments<F>>(device::transform_load<F, device::identity_transform>{}, moments_op{},
+                                    moments_finish<F, K>{ddof});
 }
 
 template <class T>
@@ -196,9 +201,10 @@ auto norm2_statistic() {
 
 template <class T>
 auto logsumexp_statistic() {
-  static_assert(floating_input<T>, "cured: logsumexp takes float, double, __half or __nv_bfloat16");
+  static_assert(is_floating<T>, "cured: logsumexp takes float, double, __half or __nv_bfloat16");
   using F = statistic_t<T>;
-  return make_statistic<log_sum_exp<F>>(device::transform_load<F, to<F>>{}, log_sum_exp_op{}, log_sum_exp_finish<F>{});
+  return make_statistic<log_sum_exp<F>>(device::transform_load<F, device::identity_transform>{}, log_sum_exp_op{},
+                                        log_sum_exp_finish<F>{});
 }
 
 template <class T>

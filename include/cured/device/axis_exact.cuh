@@ -103,7 +103,9 @@ struct exact_store {
   Out* out;
   state* st;
   std::int64_t n;
-  __device__ __forceinline__ void operator()(std::int64_t at, const bounded_sum& t) const {
+  __device__ __forceinline__ void operator()(std::int64_t at, const bounded_sum& t) const { (*this)(at, t, n); }
+  /// For an output of n elements (+0 when there are none).
+  __device__ __forceinline__ void operator()(std::int64_t at, const bounded_sum& t, std::int64_t n) const {
     Out r;
     bool decided;
     if (n == 0) {

@@ -9,7 +9,7 @@
 // state of no values as identity) and adds one value to a state, the cheaper step the
 // kernels take per element:
 // - moments_op: Welford's update per value (one approximate reciprocal of the weight and two
-//   fused multiply-adds), Chan, Golub and LeVeque's combination of two states.
+//   fused multiply-adds), Chan, Golub and LeVeque's combination of two states (another).
 // - min_max_op: the smallest and largest values, NaN as minimum and maximum propagate it.
 // - log_sum_exp_op: the largest value m and s = sum exp(x - m), rescaled when m grows: one
 //   exponential per value.
@@ -91,7 +91,7 @@ struct moments_op {
     if (a.weight == F(0)) return b;
     const F w = a.weight + b.weight;
     const F d = b.mean - a.mean;
-    const F share = b.weight / w;
+    const F share = b.weight * detail::weight_reciprocal(w);
     return {w, a.mean + d * share, a.m2 + b.m2 + d * d * a.weight * share};
   }
   template <class M>

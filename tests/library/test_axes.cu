@@ -825,7 +825,7 @@ std::string float_sum_kernel(const strided_view<const float>& in, const axes& al
       for (int k = 0; k < w->count; ++k) s.aligned &= w->in_stride[k] % 4 == 0;
     constexpr auto long_kernel = dv::long_rows_kernel<policy, float, float, load, cured::plus, store>;
     bool one_round = false;
-    const unsigned lanes = cd::tile_rows<float, float, long_kernel>(s, one_round, ws);
+    const unsigned lanes = cd::tile_rows<float, float, long_kernel>(s, one_round, plan.row_vectors_per_lane, ws);
     if (lanes == 0) return s.splits > 1 ? "long rows split" : "long rows";
     return (one_round ? "short rows " : "rows ") + std::to_string(lanes);
   }

@@ -146,7 +146,9 @@ launches axis_launches(cured::strided_view<const float> x, cured::axes along, st
 TEST(StatisticsAxes, RowsAndColumns) {
   CURED_REQUIRE_GPU();
   for (const auto& [rows, length] : std::vector<std::pair<std::int64_t, std::int64_t>>{
-           {1000, 1}, {777, 3}, {4096, 32}, {513, 37}, {64, 1000}, {3, 70001}, {1, 300000}, {20000, 5}}) {
+           {1000, 1}, {777, 3}, {4096, 32}, {513, 37}, {64, 1000}, {3, 70001}, {1, 300000}, {20000, 5},
+           // rows of 2 to 64 vectors, four or more a lane (statistic_row_vectors), and unaligned ones
+           {100, 6}, {2048, 16}, {400, 40}, {1024, 64}, {333, 127}, {512, 128}, {300, 256}}) {
     if (rows * length > cured::test::max_test_n()) continue;
     SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(length));
     const std::vector<float> h = values(std::size_t(rows * length), rows + length, 0.001);

@@ -26,6 +26,10 @@ struct axis_plan {
   std::int64_t outputs = 0, reduced_size = 0;
   device::row_shape rows;        ///< kind rows: the shape, but splits and chunk (the dispatch's)
   device::column_shape columns;  ///< kind columns: the shape, but the tiling (the dispatch's)
+  /// Rows of fewer than 32 x this many vectors: lanes per output such that each takes this many
+  /// (0: a lane per vector, up to 32). Operators dearer than an addition (the statistics) spend
+  /// less on combining lanes and finishing outputs with fewer lanes per row.
+  unsigned row_vectors_per_lane = 0;
 };
 
 namespace plan_detail {

@@ -64,13 +64,16 @@ inline unsigned pow2_ceil(std::int64_t x) {
 }
 
 /// Tiles the row regime: the lanes per output, and whether one round of them covers a row
-/// (short_rows_kernel); lanes 0: long_rows_kernel, with its parts per output.
+/// (short_rows_kernel); lanes 0: long_rows_kernel, with its parts per output. vectors_per_lane
+/// above 1 (axis_plan::row_vectors_per_lane): lanes enough for each to take that many vectors.
 template <class In, class Acc, auto LongKernel>
-unsigned tile_rows(device::row_shape& s, bool& one_round, const workspace& ws) {
+unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_lane, const workspace& ws) {
   const bool vectors = s.vectors && s.stride == 1;
   const std::int64_t units = vectors ? ceil_div(s.length, device::vector16<In>::size) : s.length;
   one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
-  const unsigned lanes = std::min(pow2_ceil(units), 32u);
+  unsigned lanes = std::min(pow2_ceil(units), 32u);
+  if (vectors_per_lane > 1) lanes = std::clamp(pow2_ceil(units / vectors_per_lane + 1) / 2, 1u, 32u);
+  one_round = one_round && lanes >= units;
   const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * 64;
   // A group per output unless the outputs are too few for a wave of warps and each is long
   // (more than 1024 vectors, or of several rows): rows of a few KiB each are read best by a
@@ -177,7 +180,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
                 walks_aligned(data, {&s.kept, &s.outer});
     constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;
     bool one_round = false;
-    const unsigned lanes = tile_rows<In, Acc, long_kernel>(s, one_round, ws);
+    const unsigned lanes = tile_rows<In, Acc, long_kernel>(s, one_round, plan.row_vectors_per_lane, ws);
     const auto launch_lanes = [&](auto lanes_constant) {
       constexpr int L = decltype(lanes_constant)::value;
       if (one_round) {

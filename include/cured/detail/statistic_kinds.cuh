@@ -100,10 +100,15 @@ struct keep {
   }
 };
 
-/// The sum over the count (NaN for none).
+/// The sum over the count (NaN for none), correctly rounded: in float while the count is exact
+/// in float (through double, rounding twice is innocuous for a quotient of floats).
 template <class F>
 struct mean_finish {
-  CURED_HD F operator()(F sum, std::int64_t count) const { return F(double(sum) / double(count)); }
+  CURED_HD F operator()(F sum, std::int64_t count) const {
+    if constexpr (std::is_same_v<F, float>)
+      if (count <= (std::int64_t(1) << 24)) return sum / float(count);
+    return F(double(sum) / double(count));
+  }
 };
 
 /// The variance m2 / max(count - ddof, 0) (NaN for none, or for m2 0 over 0; inf for a positive

@@ -51,7 +51,7 @@ __device__ __forceinline__ void arg_tile(const vector16<T>* __restrict__ tile, i
   constexpr int u_count = Policy::unroll, block = int(Policy::block);
   vec r[u_count];
 #pragma unroll
-  for (int u = 0; u < u_count; ++u) r[u] = load_vector(tile + min(int(threadIdx.x) + u * block, count - 1), l2);
+  for (int u = 0; u < u_count; ++u) r[u] = load_vector(tile + ::min(int(threadIdx.x) + u * block, count - 1), l2);
   // One chain in key order: no key comparison needed.
   arg_local<T> m = {0, r[0].v[0]};
 #pragma unroll

@@ -65,6 +65,26 @@ typedef enum cured_op {
   CURED_OP_COUNT = 6
 } cured_op;
 
+/* The one-pass statistics (cured/statistics*.cuh), by cured_statistic_reduce and
+ * cured_segment_statistic. `param` is the correction (ddof, >= 0) of the variances and standard
+ * deviations, p (1, 2 or INFINITY) of the norm, and unused by the others. The two-part
+ * statistics write their second part to `second`. */
+typedef enum cured_statistic {
+  CURED_MEAN = 0,          /* floating inputs: float32 results (float64 for float64), NaN when empty */
+  CURED_VAR = 1,           /* Welford and Chan: m2 / max(n - ddof, 0) */
+  CURED_STD = 2,           /* its square root */
+  CURED_VAR_MEAN = 3,      /* out: the variance, second: the mean */
+  CURED_STD_MEAN = 4,      /* out: the standard deviation, second: the mean */
+  CURED_NORM = 5,          /* p = 1, 2 (scaled: no overflow, no underflow) or INFINITY; 0 when empty */
+  CURED_LOGSUMEXP = 6,     /* a running maximum: -inf when empty or all -inf */
+  CURED_AMINMAX = 7,       /* any input: out the minimum, second the maximum, of the input's type;
+                              NaN propagates; the identities (+max, lowest) when empty */
+  CURED_COUNT_NONZERO = 8, /* any input: int64; NaN counts, -0.0 does not */
+  CURED_ANY = 9,           /* any input: bool; false when empty */
+  CURED_ALL = 10,          /* any input: bool; true when empty */
+  CURED_STATISTIC_COUNT = 11
+} cured_statistic;
+
 /* A strided view of device memory: element (i_0, ..., i_{rank-1}) lies at
  * data + (i_0 * strides[0] + ...) * element size. Strides in elements, >= 0 (0 broadcasts). */
 typedef struct cured_array {
@@ -109,6 +129,24 @@ CURED_C_API cured_status cured_reduce(int32_t op, const cured_array* in, const i
 CURED_C_API cured_status cured_segment_reduce(int32_t op, const cured_array* values, const int64_t* offsets,
                                               int64_t count, const cured_array* out, uint32_t* status,
                                               int32_t check, void* stream, cured_workspace ws);
+
+/* The output type (of both parts) of `statistic` on `in` elements; CURED_ERROR_UNSUPPORTED for
+ * a floating statistic of integers. */
+CURED_C_API cured_status cured_statistic_dtype(int32_t statistic, int32_t in, int32_t* out);
+
+/* `statistic` of `in` along `axes`, as cured_reduce, into `out`, and into `second` (the extents
+ * and strides of out, overlapping neither out nor in) for var_mean, std_mean and aminmax; NULL
+ * for the others. */
+CURED_C_API cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, const int32_t* axes,
+                                                int32_t naxes, double param, const cured_array* out,
+                                                const cured_array* second, void* stream, cured_workspace ws);
+
+/* `statistic` of each segment, as cured_segment_reduce, into `out` (and `second`, the
+ * extents of out, for the two-part statistics). */
+CURED_C_API cured_status cured_segment_statistic(int32_t statistic, const cured_array* values, const int64_t* offsets,
+                                                 int64_t count, double param, const cured_array* out,
+                                                 const cured_array* second, uint32_t* status, int32_t check,
+                                                 void* stream, cured_workspace ws);
 
 CURED_C_API cured_status cured_workspace_create(int32_t device, cured_workspace* ws);
 CURED_C_API cured_status cured_workspace_destroy(cured_workspace ws);

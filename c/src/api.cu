@@ -99,6 +99,30 @@ std::int32_t result_dtype(std::int32_t op, std::int32_t in, std::int32_t request
   return requested == -1 ? def : requested;
 }
 
+const char* statistic_name(std::int32_t s) {
+  static const char* const names[] = {"mean", "var",       "std",           "var_mean", "std_mean", "norm",
+                                      "logsumexp", "aminmax", "count_nonzero", "any",      "all"};
+  return s >= 0 && s < CURED_STATISTIC_COUNT ? names[s] : "an unknown statistic";
+}
+
+bool two_part(std::int32_t s) { return s == CURED_VAR_MEAN || s == CURED_STD_MEAN || s == CURED_AMINMAX; }
+
+/// The output type of a statistic on in; throws unsupported when none.
+std::int32_t statistic_dtype(std::int32_t s, std::int32_t in) {
+  if (s < 0 || s >= CURED_STATISTIC_COUNT) fail("unknown statistic " + std::to_string(s));
+  if (!is_dtype(in)) throw unsupported("cured: unknown element type " + std::to_string(in));
+  switch (s) {
+    case CURED_AMINMAX: return in;
+    case CURED_COUNT_NONZERO: return CURED_INT64;
+    case CURED_ANY:
+    case CURED_ALL: return CURED_BOOL;
+    default:
+      if (!is_floating(in))
+        throw unsupported(std::string("cured: ") + statistic_name(s) + " takes floating elements, not " + dtype_name(in));
+      return in == CURED_FLOAT64 ? CURED_FLOAT64 : CURED_FLOAT32;
+  }
+}
+
 void check_array(const cured_array* a, const char* what) {
   if (!a) fail(std::string(what) + " is null");
   if (!is_dtype(a->dtype)) throw unsupported(std::string("cured: ") + what + ": unknown element type " + std::to_string(a->dtype));
@@ -176,6 +200,41 @@ workspace& default_workspace(const void* data, cudaStream_t stream) {
   return *ws;
 }
 
+/// The statistic's outputs checked: their types, and a second exactly for the two-part ones.
+void check_statistic_outputs(std::int32_t s, std::int32_t in, const cured_array* out, const cured_array* second) {
+  check_array(out, "the output");
+  const std::int32_t t = statistic_dtype(s, in);
+  if (out->dtype != t) fail(std::string("the output is ") + dtype_name(out->dtype) + ", not " + dtype_name(t));
+  if (two_part(s) != (second != nullptr))
+    fail(std::string(statistic_name(s)) + (second ? " has one output: second must be null" : " needs a second output"));
+  if (second) {
+    check_array(second, "the second output");
+    if (second->dtype != t)
+      fail(std::string("the second output is ") + dtype_name(second->dtype) + ", not " + dtype_name(t));
+  }
+}
+
+/// A segmented call's values and output checked (one axis each, contiguous values), its device
+/// made current and its workspace chosen.
+segment_call segment_call_of(const cured_array& values, const std::int64_t* offsets, std::int64_t count,
+                             const cured_array& out, std::uint32_t* status, std::int32_t check, void* stream,
+                             cured_workspace ws) {
+  if (values.rank != 1) fail("the values have " + std::to_string(values.rank) + " axes, not 1");
+  if (values.extents[0] > 1 && values.strides[0] != 1)
+    fail("the values are not contiguous (stride " + std::to_string(values.strides[0]) + ")");
+  if (out.rank != 1) fail("the output has " + std::to_string(out.rank) + " axes, not 1");
+  const auto s = static_cast<cudaStream_t>(stream);
+  segment_call c{values.data, values.extents[0], offsets, count, reinterpret_cast<unsigned*>(status), check != 0,
+                 nullptr, s};
+  if (ws)
+    c.ws = &on_device(ws->ws);
+  else if (c.check)
+    (void)device_of(values.data);
+  else
+    c.ws = &default_workspace(values.data, s);
+  return c;
+}
+
 axes axes_of(const std::int32_t* list, std::int32_t count) {
   if (count < 0 || count > CURED_C_MAX_RANK) fail("naxes " + std::to_string(count) + " outside 0.." + std::to_string(CURED_C_MAX_RANK));
   if (count > 0 && !list) fail("axes is null with naxes " + std::to_string(count));
@@ -248,18 +307,7 @@ cured_status cured_segment_reduce(int32_t op, const cured_array* values, const i
     check_array(values, "the values");
     check_array(out, "the output");
     check_output_type(op, values->dtype, *out, "the output");
-    if (values->rank != 1) fail("the values have " + std::to_string(values->rank) + " axes, not 1");
-    if (values->extents[0] > 1 && values->strides[0] != 1) fail("the values are not contiguous (stride " + std::to_string(values->strides[0]) + ")");
-    if (out->rank != 1) fail("the output has " + std::to_string(out->rank) + " axes, not 1");
-    const auto s = static_cast<cudaStream_t>(stream);
-    segment_call c{values->data, values->extents[0], offsets, count, reinterpret_cast<unsigned*>(status), check != 0,
-                   nullptr, s};
-    if (ws)
-      c.ws = &on_device(ws->ws);
-    else if (c.check)
-      (void)device_of(values->data);
-    else
-      c.ws = &default_workspace(values->data, s);
+    segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     switch (op) {
       case CURED_SUM: return segment_sum(c, values->dtype, *out);
       case CURED_MIN:
@@ -268,6 +316,42 @@ cured_status cured_segment_reduce(int32_t op, const cured_array* values, const i
       case CURED_ARGMAX: return segment_arg(op == CURED_ARGMAX, c, values->dtype, *out);
       default: return segment_exact(c, values->dtype, *out);
     }
+  });
+}
+
+cured_status cured_statistic_dtype(int32_t statistic, int32_t in, int32_t* out) {
+  return guarded([&] {
+    if (!out) fail("out is null");
+    *out = statistic_dtype(statistic, in);
+  });
+}
+
+cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, const int32_t* axes_list, int32_t naxes,
+                                    double param, const cured_array* out, const cured_array* second, void* stream,
+                                    cured_workspace ws) {
+  return guarded([&] {
+    check_array(in, "the input");
+    check_statistic_outputs(statistic, in->dtype, out, second);
+    const cured::axes along = axes_of(axes_list, naxes);
+    const auto s = static_cast<cudaStream_t>(stream);
+    cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
+    const statistic_call st{statistic, param, second};
+    if (statistic <= CURED_STD_MEAN) return axis_moments(st, *in, along, *out, w, s);
+    if (statistic <= CURED_LOGSUMEXP) return axis_norms(st, *in, along, *out, w, s);
+    return axis_counts(st, *in, along, *out, w, s);
+  });
+}
+
+cured_status cured_segment_statistic(int32_t statistic, const cured_array* values, const int64_t* offsets,
+                                     int64_t count, double param, const cured_array* out, const cured_array* second,
+                                     uint32_t* status, int32_t check, void* stream, cured_workspace ws) {
+  return guarded([&] {
+    check_array(values, "the values");
+    check_statistic_outputs(statistic, values->dtype, out, second);
+    segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
+    const statistic_call st{statistic, param, second};
+    if (statistic <= CURED_LOGSUMEXP) return segment_floating_statistic(st, c, values->dtype, *out);
+    return segment_counts(st, c, values->dtype, *out);
   });
 }
 

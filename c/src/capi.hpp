@@ -109,6 +109,60 @@ void segment_run(const segment_call& c, Async async, Blocking blocking) {
     async(*c.ws, c.status);
 }
 
+// ---- the statistics (axes_moments.cu, axes_norms.cu, axes_counts.cu, segments_statistics.cu,
+// segments_counts.cu) ---------------------------------------------------------------------------
+
+/// Which statistic, its parameter (ddof or p), and its second output (null for one part).
+struct statistic_call {
+  std::int32_t statistic;
+  double param;
+  const cured_array* second;
+};
+
+/// mean, var, std, var_mean, std_mean of floating elements (var and std as var_mean and std_mean
+/// without the second output: one kernel for both).
+void axis_moments(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
+                  workspace& ws, cudaStream_t s);
+/// norm and logsumexp of floating elements.
+void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
+                workspace& ws, cudaStream_t s);
+/// aminmax, count_nonzero, any and all of any element type.
+void axis_counts(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
+                 workspace& ws, cudaStream_t s);
+void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
+                                const cured_array& out);
+void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out);
+
+/// Calls f(tag<T>{}) with the C++ type of floating elements; unsupported for others.
+template <class F>
+void with_floating(std::int32_t dtype, const char* what, F&& f) {
+  switch (dtype) {
+    case CURED_FLOAT16: return f(tag<__half>{});
+    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
+    case CURED_FLOAT32: return f(tag<float>{});
+    case CURED_FLOAT64: return f(tag<double>{});
+    default:
+      throw unsupported(std::string("cured: ") + what + " takes floating elements (float16, bfloat16, float32, "
+                        "float64), not " + dtype_name(dtype));
+  }
+}
+
+/// Calls f(tag<T>{}) with a type whose zero elements are those of a cured_dtype's: integers as
+/// the unsigned integers of their size (zero is the same bits), floating types as themselves
+/// (-0.0 is zero).
+template <class F>
+void with_zero_class(std::int32_t dtype, F&& f) {
+  switch (dtype) {
+    case CURED_BOOL:
+    case CURED_INT8:
+    case CURED_UINT8: return f(tag<std::uint8_t>{});
+    case CURED_INT16: return f(tag<std::uint16_t>{});
+    case CURED_INT32: return f(tag<std::uint32_t>{});
+    case CURED_INT64: return f(tag<std::uint64_t>{});
+    default: return with_floating(dtype, "count_nonzero, any and all", f);
+  }
+}
+
 void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out);
 void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out);
 void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_array& out);

@@ -5,6 +5,8 @@
     cured.sum(x, dim=1)            # like torch.sum(x, dim=1), one kernel launch
     cured.argmax(x, dim=0)         # int64 indices, first on ties, NaN wins
     cured.exact_sum(x)             # the exact sum rounded once: the same bits for any order
+    var, mean = cured.var_mean(x, dim=1)   # one pass: Welford and Chan
+    cured.logsumexp(x, dim=1)      # one pass: a running maximum
 
 Inputs: torch tensors, CuPy arrays, objects with __cuda_array_interface__ (Numba) or __dlpack__
 (JAX), of bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32 or float64, any
@@ -23,8 +25,12 @@ from . import _lib
 from ._arrays import contiguous_strides, describe
 from ._lib import CuredError, CuredTypeError, CuredValueError
 
-__all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "segment_sum", "segment_amin", "segment_amax",
-           "segment_argmin", "segment_argmax", "segment_exact_sum", "CuredError", "CuredTypeError", "CuredValueError"]
+__all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean", "std_mean",
+           "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
+           "segment_amax", "segment_argmin", "segment_argmax", "segment_exact_sum", "segment_mean", "segment_var",
+           "segment_std", "segment_var_mean", "segment_std_mean", "segment_aminmax", "segment_vector_norm",
+           "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "CuredError",
+           "CuredTypeError", "CuredValueError"]
 __version__ = "0.1.0"
 
 _INTEGERS = frozenset((_lib.BOOL, _lib.INT8, _lib.UINT8, _lib.INT16, _lib.INT32, _lib.INT64))
@@ -174,7 +180,135 @@ def exact_sum(x, dim=None, keepdim=False):
     return _reduce(_lib.EXACT_SUM, x, dim, keepdim)
 
 
-def _segment(op, values, offsets, dtype, check):
+# ---- statistics: one pass along axes ------------------------------------------------------------
+
+def _statistic_plan(stat, d, dim, keepdim):
+    """A statistic's reduced axes, output type code and output shape on input d."""
+    axes = normalize_dims(dim, len(d.shape))
+    return axes, _lib.statistic_dtype(stat, d.dtype), out_shape(d.shape, axes, keepdim)
+
+
+def _statistic(stat, x, dim, keepdim, param=0.0):
+    """The statistic's output, or for the two-part ones the pair of outputs."""
+    global _torch_tensor
+    two = stat in _lib.TWO_PART
+    if type(x) is _torch_tensor:
+        device = x.get_device()
+        if device >= 0:
+            key = (-1 - stat, x.dtype, x.shape, x.stride(), device, dim if type(dim) is not list else tuple(dim),
+                   keepdim)
+            plan = _plans.get(key)
+            if plan is None:
+                if len(_plans) > 4096:
+                    _plans.clear()
+                d = describe(x)
+                axes, code, shape = _statistic_plan(stat, d, dim, keepdim)
+                plan = _plans[key] = (shape, d.fw.of_code[code], _lib.pack_axes(axes), len(axes),
+                                      _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:],
+                                      _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:],
+                                      d.fw.current_stream)
+            shape, out_dtype, axes, naxes, in_rest, out_rest, stream = plan
+            out = x.new_empty(shape, dtype=out_dtype)
+            second = x.new_empty(shape, dtype=out_dtype) if two else None
+            status = _lib.lib.cured_statistic_reduce(
+                stat, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes, param,
+                out.data_ptr().to_bytes(_PTR, _ORDER) + out_rest,
+                second.data_ptr().to_bytes(_PTR, _ORDER) + out_rest if two else None, stream(device), None)
+            if status:
+                _lib.raise_for(status)
+            return (out, second) if two else out
+    elif _torch_tensor is None and type(x).__module__ == "torch":
+        _bind_torch()
+        return _statistic(stat, x, dim, keepdim, param)
+    d = describe(x)
+    axes, code, shape = _statistic_plan(stat, d, dim, keepdim)
+    strides = contiguous_strides(shape)
+    out, ptr = d.fw.empty(shape, code, d)
+    second, second_ptr = d.fw.empty(shape, code, d) if two else (None, 0)
+    _lib.statistic_reduce(stat, _lib.pack_array(d.ptr, d.dtype, d.shape, d.strides), axes, param,
+                          _lib.pack_array(ptr, code, shape, strides),
+                          _lib.pack_array(second_ptr, code, shape, strides) if two else None, d.stream)
+    return (out, second) if two else out
+
+
+def _correction(correction):
+    """torch's correction: None means 1 (Bessel's); otherwise a number >= 0."""
+    if correction is None:
+        return 1.0
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError("cured: correction must be a number, not %s" % type(correction).__name__)
+    return float(correction)
+
+
+def _order(ord):
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError("cured: ord must be 1, 2 or inf, not %r" % (ord,))
+    return float(ord)
+
+
+def mean(x, dim=None, keepdim=False):
+    """torch.mean of floating elements, as float32 (float64 for float64: torch returns float16
+    and bfloat16 for those, cured the float32 mean it accumulated). Empty: NaN."""
+    return _statistic(_lib.MEAN, x, dim, keepdim)
+
+
+def var(x, dim=None, *, correction=1, keepdim=False):
+    """torch.var: m2 / max(n - correction, 0) in one pass (Welford per element, Chan per
+    combination), float32 for float16, bfloat16 and float32 inputs, float64 for float64."""
+    return _statistic(_lib.VAR, x, dim, keepdim, _correction(correction))
+
+
+def std(x, dim=None, *, correction=1, keepdim=False):
+    """torch.std: the square root of var."""
+    return _statistic(_lib.STD, x, dim, keepdim, _correction(correction))
+
+
+def var_mean(x, dim=None, *, correction=1, keepdim=False):
+    """torch.var_mean: (var, mean) from the same pass."""
+    return _statistic(_lib.VAR_MEAN, x, dim, keepdim, _correction(correction))
+
+
+def std_mean(x, dim=None, *, correction=1, keepdim=False):
+    """torch.std_mean: (std, mean) from the same pass."""
+    return _statistic(_lib.STD_MEAN, x, dim, keepdim, _correction(correction))
+
+
+def aminmax(x, *, dim=None, keepdim=False):
+    """torch.aminmax: (min, max) of any element type in one pass, NaN propagating; of no elements
+    the identities (+inf and -inf, or the integer type's largest and smallest) where torch raises."""
+    return _statistic(_lib.AMINMAX, x, dim, keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False):
+    """torch.linalg.vector_norm for ord 1, 2 (scaled: no overflow or underflow) and inf; other
+    orders raise ValueError."""
+    return _statistic(_lib.NORM, x, dim, keepdim, _order(ord))
+
+
+def logsumexp(x, dim=None, keepdim=False):
+    """torch.logsumexp in one pass; dim None: every axis. -inf for no elements or only -inf."""
+    return _statistic(_lib.LOGSUMEXP, x, dim, keepdim)
+
+
+def count_nonzero(x, dim=None, keepdim=False):
+    """torch.count_nonzero: int64 counts; NaN counts, -0.0 does not."""
+    return _statistic(_lib.COUNT_NONZERO, x, dim, keepdim)
+
+
+def any(x, dim=None, keepdim=False):
+    """torch.any: bool, whether some element is nonzero (False when empty)."""
+    return _statistic(_lib.ANY, x, dim, keepdim)
+
+
+def all(x, dim=None, keepdim=False):
+    """torch.all: bool, whether every element is nonzero (True when empty)."""
+    return _statistic(_lib.ALL, x, dim, keepdim)
+
+
+# ---- per segment ------------------------------------------------------------------------------
+
+def _segment_inputs(values, offsets):
+    """The descriptions of a segmented call's values and offsets, checked, and the count."""
     v = describe(values)
     o = describe(offsets)
     if len(v.shape) != 1:
@@ -187,8 +321,12 @@ def _segment(op, values, offsets, dtype, check):
         raise CuredValueError("cured: segment offsets must be contiguous")
     if v.device != o.device:
         raise CuredValueError("cured: the values are on device %d, the offsets on device %d" % (v.device, o.device))
+    return v, o, o.shape[0] - 1
+
+
+def _segment(op, values, offsets, dtype, check):
+    v, o, count = _segment_inputs(values, offsets)
     op, code = _resolve(op, v, dtype)
-    count = o.shape[0] - 1
     out, ptr = v.fw.empty((count,), code, v)
     _lib.segment_reduce(op, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count,
                         _lib.pack_array(ptr, code, (count,), (1,)), check, v.stream)
@@ -223,3 +361,62 @@ def segment_argmax(values, offsets, *, check=True):
 
 def segment_exact_sum(values, offsets, *, check=True):
     return _segment(_lib.EXACT_SUM, values, offsets, None, check)
+
+
+def _segment_statistic(stat, values, offsets, check, param=0.0):
+    v, o, count = _segment_inputs(values, offsets)
+    code = _lib.statistic_dtype(stat, v.dtype)
+    two = stat in _lib.TWO_PART
+    out, ptr = v.fw.empty((count,), code, v)
+    second, second_ptr = v.fw.empty((count,), code, v) if two else (None, 0)
+    _lib.segment_statistic(stat, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count, param,
+                           _lib.pack_array(ptr, code, (count,), (1,)),
+                           _lib.pack_array(second_ptr, code, (count,), (1,)) if two else None, check, v.stream)
+    return (out, second) if two else out
+
+
+def segment_mean(values, offsets, *, check=True):
+    """The statistics of each segment, as the functions along axes; values and offsets as for
+    segment_sum (values of floating types here; of any type for aminmax (int32, int64 and the
+    floating types), count_nonzero, any and all)."""
+    return _segment_statistic(_lib.MEAN, values, offsets, check)
+
+
+def segment_var(values, offsets, *, correction=1, check=True):
+    return _segment_statistic(_lib.VAR, values, offsets, check, _correction(correction))
+
+
+def segment_std(values, offsets, *, correction=1, check=True):
+    return _segment_statistic(_lib.STD, values, offsets, check, _correction(correction))
+
+
+def segment_var_mean(values, offsets, *, correction=1, check=True):
+    return _segment_statistic(_lib.VAR_MEAN, values, offsets, check, _correction(correction))
+
+
+def segment_std_mean(values, offsets, *, correction=1, check=True):
+    return _segment_statistic(_lib.STD_MEAN, values, offsets, check, _correction(correction))
+
+
+def segment_aminmax(values, offsets, *, check=True):
+    return _segment_statistic(_lib.AMINMAX, values, offsets, check)
+
+
+def segment_vector_norm(values, offsets, ord=2, *, check=True):
+    return _segment_statistic(_lib.NORM, values, offsets, check, _order(ord))
+
+
+def segment_logsumexp(values, offsets, *, check=True):
+    return _segment_statistic(_lib.LOGSUMEXP, values, offsets, check)
+
+
+def segment_count_nonzero(values, offsets, *, check=True):
+    return _segment_statistic(_lib.COUNT_NONZERO, values, offsets, check)
+
+
+def segment_any(values, offsets, *, check=True):
+    return _segment_statistic(_lib.ANY, values, offsets, check)
+
+
+def segment_all(values, offsets, *, check=True):
+    return _segment_statistic(_lib.ALL, values, offsets, check)

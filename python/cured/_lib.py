@@ -21,6 +21,13 @@ DTYPE_BYTES = (1, 1, 1, 2, 4, 8, 2, 2, 4, 8)
 SUM, MIN, MAX, ARGMIN, ARGMAX, EXACT_SUM = range(6)
 OP_NAMES = ("sum", "amin", "amax", "argmin", "argmax", "exact_sum")
 
+# cured_statistic
+(MEAN, VAR, STD, VAR_MEAN, STD_MEAN, NORM, LOGSUMEXP, AMINMAX, COUNT_NONZERO, ANY,
+ ALL) = range(11)
+STATISTIC_NAMES = ("mean", "var", "std", "var_mean", "std_mean", "vector_norm", "logsumexp", "aminmax",
+                   "count_nonzero", "any", "all")
+TWO_PART = frozenset((VAR_MEAN, STD_MEAN, AMINMAX))
+
 # cured_status
 SUCCESS, ERROR_INVALID, ERROR_UNSUPPORTED, ERROR_CUDA, ERROR_INTERNAL = range(5)
 
@@ -81,6 +88,14 @@ def _load():
     lib.cured_reduce.argtypes = [i32, ctypes.c_char_p, ctypes.c_char_p, i32, ctypes.c_char_p, ctypes.c_char_p, p, p]
     lib.cured_segment_reduce.restype = i32
     lib.cured_segment_reduce.argtypes = [i32, ctypes.c_char_p, p, i64, ctypes.c_char_p, p, i32, p, p]
+    lib.cured_statistic_dtype.restype = i32
+    lib.cured_statistic_dtype.argtypes = [i32, i32, ctypes.POINTER(i32)]
+    lib.cured_statistic_reduce.restype = i32
+    lib.cured_statistic_reduce.argtypes = [i32, ctypes.c_char_p, ctypes.c_char_p, i32, ctypes.c_double,
+                                           ctypes.c_char_p, ctypes.c_char_p, p, p]
+    lib.cured_segment_statistic.restype = i32
+    lib.cured_segment_statistic.argtypes = [i32, ctypes.c_char_p, p, i64, ctypes.c_double, ctypes.c_char_p,
+                                            ctypes.c_char_p, p, i32, p, p]
     version = lib.cured_abi_version()
     if version != 1:
         raise ImportError("cured: %s has C ABI version %d, this package needs 1" % (path, version))
@@ -115,6 +130,29 @@ def _result_dtypes():
 RESULT_DTYPES = _result_dtypes()
 
 
+def _statistic_dtypes():
+    """Every (statistic, input type) the library provides, with its output type."""
+    table = {}
+    out = ctypes.c_int32()
+    for s in range(len(STATISTIC_NAMES)):
+        for t in range(len(DTYPE_NAMES)):
+            if lib.cured_statistic_dtype(s, t, ctypes.byref(out)) == SUCCESS:
+                table[(s, t)] = out.value
+    return table
+
+
+STATISTIC_DTYPES = _statistic_dtypes()
+
+
+def statistic_dtype(statistic, dtype):
+    """The output type of a statistic on dtype elements, or CuredTypeError."""
+    try:
+        return STATISTIC_DTYPES[(statistic, dtype)]
+    except KeyError:
+        raise CuredTypeError("cured: %s takes floating elements (float16, bfloat16, float32, float64), not %s"
+                             % (STATISTIC_NAMES[statistic], DTYPE_NAMES[dtype])) from None
+
+
 def result_dtype(op, dtype, requested=-1):
     """The output type of op on dtype elements, or CuredTypeError."""
     try:
@@ -135,5 +173,20 @@ def reduce(op, in_array, axes, out_array, stream):
 
 def segment_reduce(op, values_array, offsets, count, out_array, check, stream):
     status = lib.cured_segment_reduce(op, values_array, offsets, count, out_array, None, 1 if check else 0, stream, None)
+    if status:
+        raise_for(status)
+
+
+def statistic_reduce(statistic, in_array, axes, param, out_array, second_array, stream):
+    """cured_statistic_reduce on packed arrays (second_array None for one output); raises on failure."""
+    status = lib.cured_statistic_reduce(statistic, in_array, pack_axes(axes), len(axes), param, out_array,
+                                        second_array, stream, None)
+    if status:
+        raise_for(status)
+
+
+def segment_statistic(statistic, values_array, offsets, count, param, out_array, second_array, check, stream):
+    status = lib.cured_segment_statistic(statistic, values_array, offsets, count, param, out_array, second_array,
+                                         None, 1 if check else 0, stream, None)
     if status:
         raise_for(status)

@@ -9,6 +9,10 @@ What it measures, in one process on the current CUDA device, float32 inputs from
 - along axes, the grid of docs/PERF.md: contiguous rows x cols of 2^24 and 2^28 elements, rows
   1, 4, 16, ... up to half the elements, along dim 1 and along dim 0, and the 3-D shapes
   64x4096x64, 1024x256x256, 8x1048576x8 and 4096x64x256 along dim 1; ``sum`` and ``argmax``;
+- statistics (``--parts stats``), the cases of the statistics issue: a whole array of 2^28,
+  2^23 rows of 32 along dim 1 and 16384 x 16384 along dim 0; ``sum`` (the reference for the
+  bandwidth), ``var_mean``, ``aminmax``, ``vector_norm``, ``logsumexp``, ``count_nonzero`` and
+  ``any`` by cured and by torch's functions of the same names (``torch.linalg.vector_norm``);
 - the host's cost per call: a hot loop of ``sum`` on 2^10 elements between two
   torch.cuda.synchronize(), timed by time.perf_counter, in microseconds per call.
 
@@ -19,11 +23,13 @@ after three warm-up calls. The flush occupies the GPU while the host issues the 
 host takes longer, the difference is in the time (the hot loop measures the host alone). CuPy
 reads the torch tensor's memory (``cupy.asarray``, no copy) and runs, as torch does by default,
 on the legacy default stream. GB/s is the bytes read (the input) plus the bytes written (the
-output: float32 sums, int64 indices) over the median time.
+output: float32 sums, int64 indices and counts, both parts of var_mean and aminmax, one byte per
+``any``) over the median time.
 
 Each cured result is checked once per workload against torch's: sums with torch.allclose
 (rtol 1e-3, atol 1e-3 * sqrt of the reduced size), argmax by its indices (where they differ from
-torch's, the values they point at must be equal: ties). A wrong result, or a cured call that
+torch's, the values they point at must be equal: ties), the statistics with torch.allclose (rtol
+1e-4) or, for aminmax, count_nonzero and any, exactly. A wrong result, or a cured call that
 raises, marks its row WRONG or ERROR and makes the exit status 1. Without torch, a CUDA device or
 an importable cured the status is 2; without CuPy its columns are left empty.
 """
@@ -39,7 +45,10 @@ import time
 
 LIBS = ("cured", "torch", "cupy")
 OPS = ("sum", "exact_sum", "argmax")
-PARTS = ("whole", "axes", "overhead")
+PARTS = ("whole", "axes", "stats", "overhead")
+STAT_OPS = ("sum", "var_mean", "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any")
+STAT_CASES = (((1 << 28,), None), ((1 << 23, 32), 1), ((16384, 16384), 0))
+OUT_BYTES = {"argmax": 8, "var_mean": 8, "aminmax": 8, "count_nonzero": 8, "any": 1}
 SHAPES_3D = ((64, 4096, 64), (1024, 256, 256), (8, 1 << 20, 8), (4096, 64, 256))
 MIN_LOG2, EXACT_MIN_LOG2, OVERHEAD_N = 10, 20, 1 << 10
 FIELDS = ("section", "op", "shape", "dim", "n", "bytes", "cured_us", "torch_us", "cupy_us",
@@ -101,11 +110,12 @@ def grid_workloads(totals: list[int]) -> list[tuple[tuple[int, ...], int]]:
 
 
 def workload_bytes(shape, dim, op: str, itemsize: int = 4) -> int:
-    """Bytes read plus bytes written: the input, and one result per output element (argmax:
-    int64 indices, sums: the input's type). ``dim`` None reduces everything to one value."""
+    """Bytes read plus bytes written: the input, and one result per output element (OUT_BYTES:
+    argmax's int64 indices, the two parts of var_mean; else the input's type). ``dim`` None
+    reduces everything to one value."""
     n = math.prod(shape)
     outputs = 1 if dim is None else n // shape[dim]
-    return n * itemsize + outputs * (8 if op == "argmax" else itemsize)
+    return n * itemsize + outputs * OUT_BYTES.get(op, itemsize)
 
 
 def gbps(nbytes, us):
@@ -192,6 +202,24 @@ def summarize_targets(rows: list[dict]) -> list[str]:
     add("axes argmax, geomean torch.argmax/cured time over the grid", g, ">= 3", g and g >= 3.0)
     worst = max((1 / r["speedup"] for r in pick("whole", "exact_sum", 1 << 26) if r["speedup"]), default=None)
     add("exact_sum time / torch.sum time at 2^26 and above, worst", worst, "<= 1.2", worst and worst <= 1.2)
+    stats = [r for r in rows if r["section"] == "stats"]
+    v = next((r["speedup"] for r in stats if r["op"] == "var_mean" and r["dim"] == "all"), None)
+    add("stats var_mean, whole array, torch/cured time", v, ">= 1.25", v and v >= 1.25)
+    even = [r["speedup"] for r in stats if r["op"] in ("aminmax", "vector_norm", "any") and r["dim"] == "all"]
+    low = min(even, default=None) if all(even) else None
+    add("stats aminmax, vector_norm, any, whole array, minimum torch/cured time", low, ">= 1.0", low and low >= 1.0)
+    fast = [r["speedup"] for r in stats if r["op"] in ("logsumexp", "count_nonzero")]
+    low = min(fast, default=None) if all(fast) else None
+    add("stats logsumexp, count_nonzero, every case, minimum torch/cured time", low, ">= 5", low and low >= 5.0)
+    sums = {(r["shape"], r["dim"]): r["cured_gbps"] for r in stats if r["op"] == "sum"}
+    ratios = [r["cured_gbps"] / sums[(r["shape"], r["dim"])] for r in stats
+              if r["op"] != "sum" and r["dim"] != "all" and r["cured_gbps"] and sums.get((r["shape"], r["dim"]))]
+    low = min(ratios, default=None)
+    add("stats along axes, minimum GB/s over cured.sum's on the same case", low, ">= 0.9", low and low >= 0.9)
+    rows_ = [r["speedup"] for r in stats if r["dim"] == 1 and r["speedup"]]
+    g, low = geomean(rows_), min(rows_, default=None)
+    add("stats along short rows, geomean torch/cured time", g, ">= 2", g and g >= 2.0)
+    add("stats along short rows, minimum torch/cured time", low, ">= 1.0", low and low >= 1.0)
     over = [(r["cured_us"], r["torch_us"]) for r in rows
             if r["section"] == "overhead" and r["cured_us"] and r["torch_us"]]
     c, t = over[0] if over else (1, 1)
@@ -362,6 +390,55 @@ class Bench:
         self.release()
         return make_row(section, op, tuple(x.shape), dim, times, check)
 
+    def stat_fns(self, op: str, x, dim):
+        """(cured's call, torch's call) of a statistic on x along dim (None: every axis)."""
+        torch, cured = self.torch, self.cured
+        dims = tuple(range(x.dim())) if dim is None else dim
+        ours = getattr(cured, op, None)  # a missing function fails in the call: ERROR
+        theirs = {"sum": torch.sum, "var_mean": torch.var_mean, "aminmax": torch.aminmax,
+                  "vector_norm": torch.linalg.vector_norm, "logsumexp": torch.logsumexp,
+                  "count_nonzero": torch.count_nonzero, "any": torch.any}[op]
+        if op == "aminmax":
+            return (lambda: ours(x, dim=dim)), (lambda: theirs(x) if dim is None else theirs(x, dim=dim))
+        if op in ("any", "sum") and dim is None:
+            return (lambda: ours(x)), (lambda: theirs(x))
+        return (lambda: ours(x, dim=dim)), (lambda: theirs(x, dim=dims))
+
+    def check_stat(self, op: str, got, want) -> str:
+        """cured's statistic against torch's: "ok" or "WRONG" (pairs part by part)."""
+        torch = self.torch
+        try:
+            got = tuple(got) if isinstance(got, tuple) else (got,)
+            want = tuple(want) if isinstance(want, tuple) else (want,)
+            for g, w in zip(got, want, strict=True):
+                if tuple(g.shape) != tuple(w.shape):
+                    return "WRONG"
+                if op in ("aminmax", "count_nonzero", "any"):
+                    same = torch.equal(g.to(w.dtype), w)
+                else:
+                    same = torch.allclose(g.double(), w.double(), rtol=1e-4, atol=1e-4)
+                if not same:
+                    return "WRONG"
+            return "ok"
+        except Exception as e:
+            print(f"check of cured.{op} failed: {e}", file=sys.stderr)
+            return "WRONG"
+
+    def measure_stat(self, op: str, x, dim) -> dict:
+        """One statistics row: cold times of cured and torch on x along dim; cured's result checked."""
+        ours, theirs = self.stat_fns(op, x, dim)
+        times, results = {}, {}
+        for lib, fn in (("cured", ours), ("torch", theirs)):
+            try:
+                times[lib], results[lib] = self.time(fn)
+            except Exception as e:
+                print(f"{lib} {op} on {tuple(x.shape)} dim {dim}: {type(e).__name__}: {e}", file=sys.stderr)
+        check = ("ERROR" if "cured" not in results else "unchecked" if "torch" not in results
+                 else self.check_stat(op, results["cured"], results["torch"]))
+        results = None
+        self.release()
+        return make_row("stats", op, tuple(x.shape), dim, times, check)
+
     def overhead(self, calls: int) -> dict:
         """Host microseconds per call of sum on 2^10 elements over a hot loop of ``calls`` calls."""
         torch, x = self.torch, self.input((OVERHEAD_N,))
@@ -395,6 +472,9 @@ def workloads(args) -> list[tuple[str, str, tuple[int, ...], int | None]]:
     if "axes" in args.parts:
         for shape, dim in grid_workloads(args.grid):
             out += [("axes", op, shape, dim) for op in ("sum", "argmax") if op in args.ops]
+    if "stats" in args.parts:
+        for shape, dim in STAT_CASES:
+            out += [("stats", op, shape, dim) for op in args.stat_ops]
     return out
 
 
@@ -420,6 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="axis grid totals: 2^24, 2^28 or both (default), or a comma list of powers of 2")
     p.add_argument("--ops", type=_option(parse_list, OPS), default=list(OPS),
                    help=f"comma list of ops to time, of {','.join(OPS)} (all)")
+    p.add_argument("--stat-ops", type=_option(parse_list, STAT_OPS), default=list(STAT_OPS),
+                   help=f"comma list of the statistics part's ops, of {','.join(STAT_OPS)} (all)")
     p.add_argument("--parts", type=_option(parse_list, PARTS), default=list(PARTS),
                    help=f"comma list of parts to run, of {','.join(PARTS)} (all)")
     p.add_argument("--calls", type=int, default=2000, help="calls in the host-overhead loop (2000)")
@@ -449,7 +531,7 @@ def main(argv=None) -> int:
     for section, op, shape, dim in workloads(args):
         x = bench.input(shape)
         if x is not None:
-            rows.append(bench.measure(section, op, x, dim))
+            rows.append(bench.measure_stat(op, x, dim) if section == "stats" else bench.measure(section, op, x, dim))
             print(format_row(rows[-1]), flush=True)
     if "overhead" in args.parts:
         rows.append(bench.overhead(args.calls))

@@ -38,6 +38,10 @@ def passing_rows():
     for shape, dim in bench.grid_workloads([1 << 24]):
         rows.append(row("axes", "sum", 0, 10.0, 25.0, shape, dim))
         rows.append(row("axes", "argmax", 0, 10.0, 40.0, shape, dim))
+    for shape, dim in bench.STAT_CASES:
+        for op in bench.STAT_OPS:
+            faster = {"logsumexp": 60.0, "count_nonzero": 60.0, "var_mean": 13.0}.get(op, 25.0 if dim == 1 else 10.0)
+            rows.append(row("stats", op, 0, 10.0, faster, shape, dim))
     rows.append(row("overhead", "sum/call", 1 << 10, 4.0, 5.0))
     return rows
 
@@ -155,7 +159,7 @@ class NumbersTest(unittest.TestCase):
 class TargetsTest(unittest.TestCase):
     def test_all_met(self):
         lines = bench.summarize_targets(passing_rows())
-        self.assertEqual(len(lines), 7)
+        self.assertEqual(len(lines), 13)
         for line in lines:
             self.assertTrue(line.endswith(": met"), line)
 
@@ -169,7 +173,7 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(len(missed), 1)
         self.assertTrue(missed[0].startswith("whole-array sum, minimum"), missed[0])
         self.assertIn("0.90", missed[0])
-        self.assertEqual(sum(line.endswith(": met") for line in lines), 6)
+        self.assertEqual(sum(line.endswith(": met") for line in lines), 12)
 
     def test_each_target_can_miss(self):
         cases = [  # (the line that misses, the rows made slower on torch's side, torch's time, only the first)
@@ -179,6 +183,9 @@ class TargetsTest(unittest.TestCase):
             ("axes argmax", "axes", "argmax", 25.0, False),
             ("exact_sum", "whole", "exact_sum", 8.0, False),  # 11 us against 8: 1.375
             ("host us per call", "overhead", "sum/call", 3.0, False),
+            ("stats var_mean", "stats", "var_mean", 12.0, True),  # the whole array comes first
+            ("stats logsumexp, count_nonzero", "stats", "logsumexp", 40.0, True),
+            ("stats aminmax, vector_norm, any", "stats", "any", 9.0, True),
         ]
         for label, section, op, torch_us, only_first in cases:
             rows = passing_rows()
@@ -189,6 +196,21 @@ class TargetsTest(unittest.TestCase):
             missed = [k for k, v in verdicts(bench.summarize_targets(rows)).items() if v == "missed"]
             self.assertEqual(len(missed), 1, (label, missed))
             self.assertTrue(missed[0].startswith(label), (label, missed))
+
+    def test_stats_along_axes_against_the_sum(self):
+        rows = passing_rows()
+        for r in rows:  # one statistic along rows at 0.8 of the sum's GB/s, still faster than torch
+            if r["section"] == "stats" and r["op"] == "aminmax" and r["dim"] == 1:
+                r.update(cured_us=12.5, cured_gbps=r["cured_gbps"] * 0.8)
+                r["speedup"] = bench.speedup(r)
+        missed = [k for k, v in verdicts(bench.summarize_targets(rows)).items() if v == "missed"]
+        self.assertEqual(missed, ["stats along axes, minimum GB/s over cured.sum's on the same case"])
+
+    def test_stat_workloads(self):
+        args = bench.build_parser().parse_args(["--parts", "stats", "--stat-ops", "sum,any"])
+        self.assertEqual(bench.workloads(args), [("stats", op, shape, dim) for shape, dim in bench.STAT_CASES
+                                                 for op in ("sum", "any")])
+        self.assertEqual(bench.workload_bytes((1 << 23, 32), 1, "var_mean"), (1 << 28) * 4 + (1 << 23) * 8)
 
     def test_not_measured(self):
         lines = bench.summarize_targets([row("whole", "sum", 1 << 10, 1.0, 2.0)])
@@ -211,7 +233,7 @@ class OutputTest(unittest.TestCase):
         self.assertEqual(tuple(back[0]), bench.FIELDS)
         self.assertEqual(doc["device"], "made up")
         self.assertEqual(doc["rows"], rows)
-        self.assertEqual(len(doc["targets"]), 7)
+        self.assertEqual(len(doc["targets"]), 13)
         self.assertTrue(math.isclose(float(back[0]["speedup"]), 1.5))
 
     def test_help_and_no_gpu(self):

@@ -61,6 +61,46 @@ class TypeRules(unittest.TestCase):
             _lib.result_dtype(_lib.EXACT_SUM, _lib.INT32)
 
 
+class StatisticRules(unittest.TestCase):
+    def test_result_types(self):
+        for t in (_lib.FLOAT16, _lib.BFLOAT16, _lib.FLOAT32):
+            for s in (_lib.MEAN, _lib.VAR, _lib.STD_MEAN, _lib.NORM, _lib.LOGSUMEXP):
+                self.assertEqual(_lib.statistic_dtype(s, t), _lib.FLOAT32)
+        self.assertEqual(_lib.statistic_dtype(_lib.VAR_MEAN, _lib.FLOAT64), _lib.FLOAT64)
+        for t in range(len(_lib.DTYPE_NAMES)):
+            self.assertEqual(_lib.statistic_dtype(_lib.AMINMAX, t), t)
+            self.assertEqual(_lib.statistic_dtype(_lib.COUNT_NONZERO, t), _lib.INT64)
+            self.assertEqual(_lib.statistic_dtype(_lib.ANY, t), _lib.BOOL)
+            self.assertEqual(_lib.statistic_dtype(_lib.ALL, t), _lib.BOOL)
+        with self.assertRaisesRegex(TypeError, "logsumexp takes floating elements"):
+            _lib.statistic_dtype(_lib.LOGSUMEXP, _lib.INT32)
+
+    def test_arguments(self):
+        self.assertEqual(cured._correction(None), 1.0)
+        self.assertEqual(cured._correction(0), 0.0)
+        with self.assertRaises(TypeError):
+            cured._correction("1")
+        with self.assertRaises(TypeError):
+            cured._correction(True)
+        self.assertEqual(cured._order(float("inf")), float("inf"))
+        with self.assertRaises(TypeError):
+            cured._order("fro")
+
+    def test_checks_before_cuda(self):
+        def call(stat, param=0.0, out_dtype=_lib.FLOAT32, second=True, data=64):
+            x = _lib.pack_array(data, _lib.FLOAT32, (16,), (1,))
+            out = _lib.pack_array(4096, out_dtype, (), ())
+            _lib.statistic_reduce(stat, x, (0,), param, out, out if second else None, 0)
+        with self.assertRaisesRegex(ValueError, "var_mean needs a second output"):
+            call(_lib.VAR_MEAN, second=False)
+        with self.assertRaisesRegex(ValueError, "mean has one output"):
+            call(_lib.MEAN)
+        with self.assertRaisesRegex(ValueError, "the output is int64, not bool"):
+            call(_lib.ANY, out_dtype=_lib.INT64, second=False)
+        with self.assertRaisesRegex(ValueError, "not a multiple of its element size"):
+            call(_lib.LOGSUMEXP, second=False, data=66)
+
+
 class FakeCai:
     """An object with a __cuda_array_interface__ and nothing else."""
 

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,6 +62,58 @@ TEST(CApi, ResultTypesFollowTheSumRules) {
   EXPECT_EQ(cured_result_dtype(CURED_SUM, CURED_FLOAT32, -1, nullptr), CURED_ERROR_INVALID);
   EXPECT_EQ(cured_result_dtype(CURED_SUM, CURED_FLOAT32, -1, &out), CURED_SUCCESS);
   EXPECT_EQ(message(), "");
+}
+
+std::int32_t statistic_type(std::int32_t statistic, std::int32_t in) {
+  std::int32_t out = -1;
+  return cured_statistic_dtype(statistic, in, &out) == CURED_SUCCESS ? out : -100;
+}
+
+TEST(CApi, StatisticTypes) {
+  for (std::int32_t t : {CURED_FLOAT16, CURED_BFLOAT16, CURED_FLOAT32})
+    for (std::int32_t s : {CURED_MEAN, CURED_VAR, CURED_STD, CURED_VAR_MEAN, CURED_STD_MEAN, CURED_NORM, CURED_LOGSUMEXP})
+      EXPECT_EQ(statistic_type(s, t), CURED_FLOAT32) << s << " " << t;
+  EXPECT_EQ(statistic_type(CURED_STD, CURED_FLOAT64), CURED_FLOAT64);
+  for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t) {
+    EXPECT_EQ(statistic_type(CURED_AMINMAX, t), t);
+    EXPECT_EQ(statistic_type(CURED_COUNT_NONZERO, t), CURED_INT64);
+    EXPECT_EQ(statistic_type(CURED_ANY, t), CURED_BOOL);
+    EXPECT_EQ(statistic_type(CURED_ALL, t), CURED_BOOL);
+  }
+  std::int32_t out = 0;
+  EXPECT_EQ(cured_statistic_dtype(CURED_MEAN, CURED_INT32, &out), CURED_ERROR_UNSUPPORTED);
+  EXPECT_NE(message().find("mean takes floating elements, not int32"), std::string::npos) << message();
+  EXPECT_EQ(cured_statistic_dtype(CURED_STATISTIC_COUNT, CURED_FLOAT32, &out), CURED_ERROR_INVALID);
+  EXPECT_EQ(cured_statistic_dtype(CURED_MEAN, CURED_FLOAT32, nullptr), CURED_ERROR_INVALID);
+}
+
+TEST(CApi, StatisticsRejectBadArgumentsBeforeAnyCudaCall) {
+  alignas(16) static float host[16];
+  const std::int32_t dim = 0;
+  const cured_array in = array_of(host, CURED_FLOAT32, {16}, {1});
+  cured_array out = array_of(host + 8, CURED_FLOAT32, {}, {});
+  const auto status = [&](std::int32_t s, const cured_array* o, const cured_array* second, double param = 1) {
+    return cured_statistic_reduce(s, &in, &dim, 1, param, o, second, nullptr, nullptr);
+  };
+  EXPECT_EQ(status(CURED_VAR_MEAN, &out, nullptr), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("var_mean needs a second output"), std::string::npos) << message();
+  EXPECT_EQ(status(CURED_LOGSUMEXP, &out, &out), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("logsumexp has one output"), std::string::npos) << message();
+  cured_array wrong = out;
+  wrong.dtype = CURED_FLOAT64;
+  EXPECT_EQ(status(CURED_STD_MEAN, &out, &wrong), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("the second output is float64, not float32"), std::string::npos) << message();
+  EXPECT_EQ(status(CURED_COUNT_NONZERO, &out, nullptr), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("the output is float32, not int64"), std::string::npos) << message();
+  EXPECT_EQ(status(CURED_MEAN, nullptr, nullptr), CURED_ERROR_INVALID);
+  const cured_array ints = array_of(host, CURED_INT32, {16}, {1});
+  EXPECT_EQ(cured_statistic_reduce(CURED_NORM, &ints, &dim, 1, 2, &out, nullptr, nullptr, nullptr),
+            CURED_ERROR_UNSUPPORTED);
+  cured_array matrix = array_of(host, CURED_FLOAT32, {4, 4}, {4, 1});
+  cured_array rows = array_of(host, CURED_FLOAT32, {1}, {1});
+  EXPECT_EQ(cured_segment_statistic(CURED_MEAN, &matrix, nullptr, 1, 0, &rows, nullptr, nullptr, 1, nullptr, nullptr),
+            CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("the values have 2 axes"), std::string::npos) << message();
 }
 
 TEST(CApi, RejectsBadArgumentsBeforeAnyCudaCall) {
@@ -209,6 +263,99 @@ TEST_F(CApiGpu, SegmentsCheckTheirOffsets) {
   cudaFree(x);
   cudaFree(off);
   cudaFree(out);
+}
+
+TEST_F(CApiGpu, StatisticsAlongAxesAndPerSegment) {
+  // 3 x 1000 float: x[r][c] = (c % 7) - 3 + 10 r, row 0 with a zero in every seven.
+  const int R = 3, C = 1000;
+  std::vector<float> h(R * C);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) h[r * C + c] = float(c % 7 - 3 + 10 * r);
+  float* x = to_device(h);
+  float* a = to_device(std::vector<float>(C, -1.f));
+  float* b = to_device(std::vector<float>(C, -1.f));
+  std::int64_t* counts = to_device(std::vector<std::int64_t>(R, -1));
+  std::uint8_t* truth = to_device(std::vector<std::uint8_t>(R, 7));
+  const cured_array in = array_of(x, CURED_FLOAT32, {R, C}, {C, 1});
+  const std::int32_t along = 1;
+  const cured_array va = array_of(a, CURED_FLOAT32, {R}, {1}), vb = array_of(b, CURED_FLOAT32, {R}, {1});
+  ASSERT_EQ(cured_statistic_reduce(CURED_VAR_MEAN, &in, &along, 1, 0.0, &va, &vb, nullptr, nullptr), CURED_SUCCESS)
+      << message();
+  auto var = to_host(a, R), mean = to_host(b, R);
+  for (int r = 0; r < R; ++r) {
+    double s = 0, s2 = 0;
+    for (int c = 0; c < C; ++c) s += h[r * C + c];
+    const double m = s / C;
+    for (int c = 0; c < C; ++c) s2 += (h[r * C + c] - m) * (h[r * C + c] - m);
+    EXPECT_NEAR(mean[r], m, 1e-5) << r;
+    EXPECT_NEAR(var[r], s2 / C, 1e-4) << r;  // ddof 0
+  }
+  ASSERT_EQ(cured_statistic_reduce(CURED_AMINMAX, &in, &along, 1, 0.0, &va, &vb, nullptr, nullptr), CURED_SUCCESS);
+  const auto lo = to_host(a, R), hi = to_host(b, R);
+  for (int r = 0; r < R; ++r) {
+    EXPECT_EQ(lo[r], float(10 * r - 3));
+    EXPECT_EQ(hi[r], float(10 * r + 3));
+  }
+  const cured_array nz = array_of(counts, CURED_INT64, {R}, {1});
+  ASSERT_EQ(cured_statistic_reduce(CURED_COUNT_NONZERO, &in, &along, 1, 0.0, &nz, nullptr, nullptr, nullptr),
+            CURED_SUCCESS);
+  const auto got = to_host(counts, R);
+  for (int r = 0; r < R; ++r) {
+    std::int64_t want = 0;
+    for (int c = 0; c < C; ++c) want += h[r * C + c] != 0;
+    EXPECT_EQ(got[r], want) << r;
+  }
+  const cured_array all = array_of(truth, CURED_BOOL, {R}, {1});
+  ASSERT_EQ(cured_statistic_reduce(CURED_ALL, &in, &along, 1, 0.0, &all, nullptr, nullptr, nullptr), CURED_SUCCESS);
+  const auto every = to_host(truth, R);
+  for (int r = 0; r < R; ++r)
+    EXPECT_EQ(every[r], r == 0 ? 0 : 1) << r;
+  const cured_array one = array_of(truth, CURED_BOOL, {}, {});
+  const std::int32_t both[] = {0, 1};
+  ASSERT_EQ(cured_statistic_reduce(CURED_ANY, &in, both, 2, 0.0, &one, nullptr, nullptr, nullptr), CURED_SUCCESS);
+  EXPECT_EQ(to_host(truth, 1)[0], 1);
+  ASSERT_EQ(cured_statistic_reduce(CURED_NORM, &in, &along, 1, 3.0, &va, nullptr, nullptr, nullptr),
+            CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("1, 2 or inf"), std::string::npos) << message();
+  ASSERT_EQ(cured_statistic_reduce(CURED_VAR, &in, &along, 1, -1.0, &va, nullptr, nullptr, nullptr),
+            CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("ddof"), std::string::npos) << message();
+
+  // Per segment: the logsumexp of [0, 10), of nothing, and of [10, 3000).
+  std::int64_t* off = to_device(std::vector<std::int64_t>{0, 10, 10, 3000});
+  const cured_array values = array_of(x, CURED_FLOAT32, {R * C}, {1});
+  const cured_array lse = array_of(a, CURED_FLOAT32, {3}, {1});
+  ASSERT_EQ(cured_segment_statistic(CURED_LOGSUMEXP, &values, off, 3, 0.0, &lse, nullptr, nullptr, 1, nullptr,
+                                    nullptr),
+            CURED_SUCCESS)
+      << message();
+  const auto l = to_host(a, 3);
+  const auto want_lse = [&](int from, int to) {
+    double m = -INFINITY, s = 0;
+    for (int i = from; i < to; ++i) m = std::max(m, double(h[i]));
+    for (int i = from; i < to; ++i) s += std::exp(h[i] - m);
+    return m + std::log(s);
+  };
+  EXPECT_NEAR(l[0], want_lse(0, 10), 1e-5);
+  EXPECT_EQ(l[1], -INFINITY);
+  EXPECT_NEAR(l[2], want_lse(10, R * C), 1e-4);
+  const cured_array sd = array_of(a, CURED_FLOAT32, {3}, {1}), sm = array_of(b, CURED_FLOAT32, {3}, {1});
+  ASSERT_EQ(cured_segment_statistic(CURED_STD_MEAN, &values, off, 3, 1.0, &sd, &sm, nullptr, 1, nullptr, nullptr),
+            CURED_SUCCESS)
+      << message();
+  const auto seg_mean = to_host(b, 3);
+  double s = 0;
+  for (int i = 0; i < 10; ++i) s += h[i];
+  EXPECT_NEAR(seg_mean[0], s / 10, 1e-6);
+  EXPECT_TRUE(std::isnan(seg_mean[1]));
+  std::vector<std::int64_t> bad = {0, 50, 20, 3000};
+  ASSERT_EQ(cudaMemcpy(off, bad.data(), bad.size() * 8, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cured_segment_statistic(CURED_ANY, &values, off, 3, 0.0, &all, nullptr, nullptr, 1, nullptr, nullptr),
+            CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("offset"), std::string::npos) << message();
+  for (void* p : {static_cast<void*>(x), static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(counts),
+                  static_cast<void*>(truth), static_cast<void*>(off)})
+    cudaFree(p);
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+// The C interface's mean, variances and standard deviations along axes: one kernel per element
+// type for the mean, one for the variance with its mean, one for the standard deviation with it.
+
+#include "capi.hpp"
+#include "cured/statistics_axes.cuh"
+
+namespace cured::capi {
+
+void axis_moments(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
+                  workspace& ws, cudaStream_t s) {
+  with_floating(in.dtype, "mean, var and std", [&](auto t) {
+    using T = typename decltype(t)::type;
+    using F = statistic_t<T>;
+    using detail::statistic_kind;
+    const strided_view<const T> x = as_view<const T>(in);
+    const strided_view<F> o = as_view<F>(out);
+    strided_view<F> mean;
+    if (st.second) mean = as_view<F>(*st.second);
+    const strided_view<F>* means = st.second ? &mean : nullptr;
+    switch (st.statistic) {
+      case CURED_MEAN: return mean_async(x, along, o, ws, s);
+      case CURED_VAR:
+      case CURED_VAR_MEAN:
+        return detail::axis_statistic(x, along, o, means, detail::var_statistic<statistic_kind::var_mean, T>(st.param),
+                                      "means", ws, s);
+      default:
+        return detail::axis_statistic(x, along, o, means, detail::var_statistic<statistic_kind::std_mean, T>(st.param),
+                                      "means", ws, s);
+    }
+  });
+}
+
+}  // namespace cured::capi

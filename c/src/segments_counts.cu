@@ -1,0 +1,44 @@
+// The C interface's segmented aminmax (the element types of the segmented reductions),
+// count_nonzero, any and all (every element type, integers through the unsigned type of their
+// size).
+
+#include "capi.hpp"
+#include "cured/segments.cuh"
+#include "cured/statistics_segments.cuh"
+
+namespace cured::capi {
+
+namespace {
+
+/// Runs `enqueue(ws, status)` as the call asks: async on its workspace, or blocking and checked.
+template <class Enqueue>
+void run(const segment_call& c, const Enqueue& enqueue) {
+  segment_run(c, enqueue, [&] { detail::segment_blocking(c.stream, enqueue); });
+}
+
+}  // namespace
+
+void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out) {
+  const segments seg{c.offsets, c.count};
+  if (st.statistic == CURED_AMINMAX)
+    return with_segment_element(in, "aminmax", [&](auto t) {
+      using T = typename decltype(t)::type;
+      const auto* x = static_cast<const T*>(c.values);
+      const strided_view<T> lo = as_view<T>(out), hi = as_view<T>(*st.second);
+      run(c, [&](workspace& ws, unsigned* status) { aminmax_async(x, c.n, seg, lo, hi, ws, c.stream, status); });
+    });
+  with_zero_class(in, [&](auto t) {
+    using T = typename decltype(t)::type;
+    const auto* x = static_cast<const T*>(c.values);
+    run(c, [&](workspace& ws, unsigned* status) {
+      switch (st.statistic) {
+        case CURED_COUNT_NONZERO:
+          return count_nonzero_async(x, c.n, seg, as_view<std::int64_t>(out), ws, c.stream, status);
+        case CURED_ANY: return any_async(x, c.n, seg, as_view<std::uint8_t>(out), ws, c.stream, status);
+        default: return all_async(x, c.n, seg, as_view<std::uint8_t>(out), ws, c.stream, status);
+      }
+    });
+  });
+}
+
+}  // namespace cured::capi

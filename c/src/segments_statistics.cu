@@ -1,0 +1,43 @@
+// The C interface's segmented statistics: the floating ones (mean, var, std, var_mean, std_mean,
+// norm, logsumexp) here, aminmax and the counts in segments_counts.cu.
+
+#include "capi.hpp"
+#include "cured/segments.cuh"
+#include "cured/statistics_segments.cuh"
+
+namespace cured::capi {
+
+void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
+                                const cured_array& out) {
+  with_floating(in, "segmented mean, var, std, norm and logsumexp", [&](auto t) {
+    using T = typename decltype(t)::type;
+    using F = statistic_t<T>;
+    using detail::statistic_kind;
+    const auto* x = static_cast<const T*>(c.values);
+    const segments seg{c.offsets, c.count};
+    const strided_view<F> o = as_view<F>(out);
+    strided_view<F> mean;
+    if (st.second) mean = as_view<F>(*st.second);
+    const strided_view<F>* means = st.second ? &mean : nullptr;
+    const auto enqueue = [&](workspace& ws, unsigned* status) {
+      switch (st.statistic) {
+        case CURED_MEAN: return mean_async(x, c.n, seg, o, ws, c.stream, status);
+        case CURED_VAR:
+        case CURED_VAR_MEAN:
+          return detail::segment_statistic(x, c.n, seg, o, means,
+                                           detail::var_statistic<statistic_kind::var_mean, T>(st.param), "means", ws,
+                                           c.stream, status);
+        case CURED_STD:
+        case CURED_STD_MEAN:
+          return detail::segment_statistic(x, c.n, seg, o, means,
+                                           detail::var_statistic<statistic_kind::std_mean, T>(st.param), "means", ws,
+                                           c.stream, status);
+        case CURED_NORM: return norm_async(x, c.n, seg, o, st.param, ws, c.stream, status);
+        default: return logsumexp_async(x, c.n, seg, o, ws, c.stream, status);
+      }
+    };
+    segment_run(c, enqueue, [&] { detail::segment_blocking(c.stream, enqueue); });
+  });
+}
+
+}  // namespace cured::capi

@@ -16,6 +16,9 @@
 #   scripts/device_check.sh segments # builds cured-bench only; the segment grid (cured, CUB's
 #                                   # segmented reduce and the floor over int64 offsets of every
 #                                   # distribution) and its targets table (segments.md)
+#   scripts/device_check.sh nccl    # the reductions across GPUs (needs NCCL): the simulated-rank
+#                                   # tests, the NCCL tests and cured-nccl-bench on 1, 2, 4 and 8
+#                                   # ranks (as many as there are GPUs), the example
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
 #                                   # another source tree's cured-bench (say, git archive of the
@@ -182,6 +185,26 @@ if [[ $mode == segments ]]; then
     python3 scripts/segments_table.py "${segments_jsons[@]}" >"$out/segments.md" 2>&1
     note "segments targets: rc=$? $(grep -E '^- targets:' "$out/segments.md")"
     while IFS= read -r line; do note "  $line"; done < <(grep -E 'MISSED|^- [a-z0-9]+ [a-z_]+ .*: (got|error)' "$out/segments.md" | head -40)
+  fi
+fi
+
+if [[ $mode == nccl ]]; then
+  export NCCL_NVLS_ENABLE=0  # NVLink multicast off: its sums differ between calls
+  gpus=$(nvidia-smi -L | wc -l)
+  "$build/tests/library/cured_tests_ranks" --gtest_brief=1 >"$out/test_ranks.log" 2>&1
+  note "tests ranks (simulated): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_ranks.log" | tr '\n' ' ')"
+  [[ -x $build/tests/nccl/cured_tests_nccl ]] || note "NCCL not found: $(grep -i nccl "$out/configure.log")"
+  for r in 1 2 4 8; do
+    (( r <= gpus )) || break
+    [[ -x $build/tests/nccl/cured_tests_nccl ]] || break
+    timeout 600 "$build/tests/nccl/cured_tests_nccl" --ranks=$r --gtest_brief=1 >"$out/test_nccl_$r.log" 2>&1
+    note "tests nccl, $r rank(s): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_nccl_$r.log" | head -3 | tr '\n' ' ')"
+    timeout 600 "$build/bench/cured-nccl-bench" --ranks=$r >"$out/nccl_bench_$r.txt" 2>&1
+    note "cured-nccl-bench, $r rank(s): rc=$? $(tail -1 "$out/nccl_bench_$r.txt")"
+  done
+  if [[ -x $build/examples/cured_example_nccl_sum ]]; then
+    "$build/examples/cured_example_nccl_sum" >"$out/example_nccl.log" 2>&1
+    note "example nccl_sum on $gpus GPU(s): rc=$? $(tail -1 "$out/example_nccl.log")"
   fi
 fi
 

@@ -101,6 +101,9 @@ public:
   /// Device memory: the status word (0, or the bits of cured::segment_error) that the last
   /// segmented _async call on this workspace that named no status word of its own writes.
   const unsigned* segment_status() const { return segment_words() + 2; }
+  /// Device memory: the status word of the last reduction across ranks (cured/nccl.cuh) on
+  /// this workspace that named no status word of its own.
+  unsigned* rank_status() const { return segment_words() + 3; }
   /// The host side of host_result_on_device(): read it once the stream is idle.
   const void* host_result() const { return host_result_; }
   /// Mapped host memory where the blocking forms' kernels that do not report (exact_sum) write

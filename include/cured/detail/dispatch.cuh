@@ -146,24 +146,25 @@ std::int64_t arg_grid(std::int64_t n, const workspace& ws, const launch_options&
   return tile_grid<device::arg_kernel<arg_policy, Max, T>, arg_policy, T>(n, ws, options);
 }
 
-/// argmin (Max false) or argmax (Max true) of in[0, n) into *out, index -1 when empty.
-template <mode M, bool Max, class T>
-void arg_reduce(const T* in, std::int64_t n, key_value<T>* out, workspace& ws, cudaStream_t stream,
-                const launch_options& options = {}) {
+/// finish(argmin (Max false) or argmax (Max true) of in[0, n)) into *out; device::arg_finish:
+/// the pair, index -1 when empty.
+template <mode M, bool Max, class T, class Finish = device::arg_finish, class Out = key_value<T>>
+void arg_reduce(const T* in, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream,
+                const launch_options& options = {}, Finish finish = {}) {
   using kv = key_value<T>;
   using arg_op = std::conditional_t<Max, arg_maximum, arg_minimum>;
   if constexpr (!device::arg_vectorizable<T>) {
-    reduce<M, kv>(in, n, out, device::index_load<T>{}, arg_op{}, device::arg_finish{}, arg_op::template identity<kv>(),
-                  ws, stream, options);
+    reduce<M, kv>(in, n, out, device::index_load<T>{}, arg_op{}, finish, arg_op::template identity<kv>(), ws, stream,
+                  options);
   } else {
     static_assert(sizeof(kv) <= workspace::max_accumulator_bytes);
     using policy = arg_policy;
     guarded_launch<M>(in, n, out, ws, stream, options, "arg_kernel launch", [&](workspace::use& use) {
       const std::int64_t grid = arg_grid<Max, T>(n, ws, options);
       const std::int64_t piece = options.arg_piece_elements > 0 ? options.arg_piece_elements : std::int64_t(1) << 30;
-      launch_kernel(device::arg_kernel<policy, Max, T>, launch_shape{grid, 1, policy::block}, stream, out,
+      launch_kernel(device::arg_kernel<policy, Max, T, Finish, Out>, launch_shape{grid, 1, policy::block}, stream, out,
                     launch_state_for(ws, n * std::int64_t(sizeof(T)), use.report_to()), in,
-                    device::make_arg_layout<policy>(in, n, grid, piece), static_cast<kv*>(ws.partials()));
+                    device::make_arg_layout<policy>(in, n, grid, piece), static_cast<kv*>(ws.partials()), finish);
     });
   }
 }

@@ -16,6 +16,7 @@
 #include "cured/detail/dispatch.cuh"
 #include "cured/device/exact_dot.cuh"
 #include "cured/device/exact_sum.cuh"
+#include "cured/exact/shard.cuh"
 
 namespace cured::detail {
 
@@ -45,8 +46,10 @@ void expansion_launches(const Source& src, std::int64_t n, Out* out, workspace& 
                                                                                            src, n, out, st, slots);
 }
 
-template <unsigned Block, class T>
-void exact_sum_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
+/// The exact sum of in[0, n) into out: an exact_result_t<T>* (rounded) or an
+/// exact::shard_sink (unrounded, the exact pass alone).
+template <unsigned Block, class T, class Dest>
+void exact_sum_enqueue(const T* in, std::int64_t n, Dest out, workspace& ws, cudaStream_t stream,
                        const launch_options& options) {
   namespace ex = device::exact;
   auto* st = static_cast<ex::state*>(ws.exact_state());
@@ -54,13 +57,19 @@ void exact_sum_enqueue(const T* in, std::int64_t n, exact_result_t<T>* out, work
   if constexpr (std::is_same_v<T, double>) {
     using layout = ex::layout<double>;
     using acc = ex::block_accumulator<layout::limbs>;
-    expansion_launches<exact_pass_policy<Block>, layout, double, ex::one_input<T>,
-                       ex::expansion_add<acc, layout::base, false>, ex::expansion_add<acc, layout::base, true>, T>(
-        src, n, out, ws, stream, options);
+    using policy = exact_pass_policy<Block>;
+    using exact_add = ex::expansion_add<acc, layout::base, true>;
+    if constexpr (std::is_pointer_v<Dest>) {
+      expansion_launches<policy, layout, double, ex::one_input<T>, ex::expansion_add<acc, layout::base, false>,
+                         exact_add, T>(src, n, out, ws, stream, options);
+    } else {
+      exact_launch<ex::expansion_kernel<policy, layout, double, ex::one_input<T>, exact_add, true, Dest>, policy, T>(
+          n, ws, stream, options, src, n, out, st, static_cast<ex::estimate*>(ws.partials()));
+    }
   } else {
     using policy = exact_bins_policy<Block>;
-    exact_launch<ex::bins_kernel<policy, T, ex::one_input<T>, ex::bins_add<T, Block>>, policy, T>(n, ws, stream,
-                                                                                                 options, src, n, out, st);
+    exact_launch<ex::bins_kernel<policy, T, ex::one_input<T>, ex::bins_add<T, Block>, Dest>, policy, T>(
+        n, ws, stream, options, src, n, out, st);
   }
 }
 
@@ -92,6 +101,15 @@ void exact_sum(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& w
     if (options.exact_block == 128) exact_sum_enqueue<128>(in, n, out, ws, stream, options);
     else exact_sum_enqueue<256>(in, n, out, ws, stream, options);
   });
+}
+
+/// This rank's shard in[0, n) of a distributed exact sum, unrounded, into *sink.at
+/// (cured/exact/shard.cuh): asynchronous.
+template <class T>
+void exact_sum_shard(const T* in, std::int64_t n, device::exact::shard_sink sink, workspace& ws,
+                     cudaStream_t stream) {
+  guarded_launch<mode::async>(in, n, sink.at, ws, stream, {}, "exact_sum launch",
+                              [&](workspace::use&) { exact_sum_enqueue<256>(in, n, sink, ws, stream, {}); });
 }
 
 /// The exact dot product of x[0, n) and y[0, n), rounded once to exact_result_t<T>, into *out.

@@ -23,6 +23,7 @@
 #include "cured/device/launch_bounds.cuh"
 #include "cured/grid/hand_over.cuh"
 #include "cured/ops.cuh"
+#include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 
 namespace cured::device {
@@ -94,12 +95,12 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
           std::max<std::int64_t>(1, std::min<std::int64_t>(piece_elements, 1 << 30) / (tile_vectors * size))};
 }
 
-/// arg_minimum (Max false) or arg_maximum (Max true) of in[0, n) into *out (or st.done's
-/// report words), index -1 when empty.
-template <class Policy, bool Max, class T>
+/// finish(arg_minimum (Max false) or arg_maximum (Max true) of in[0, n)) into *out (or
+/// st.done's report words); arg_finish: the pair, index -1 when empty.
+template <class Policy, bool Max, class T, class Finish = arg_finish, class Out = key_value<T>>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(arg_local<T>)>)
-    arg_kernel(key_value<T>* __restrict__ out, const launch_state st, const T* __restrict__ in, const arg_layout layout,
-               key_value<T>* __restrict__ partials) {
+    arg_kernel(Out* __restrict__ out, const launch_state st, const T* __restrict__ in, const arg_layout layout,
+               key_value<T>* __restrict__ partials, Finish finish = {}) {
   static_assert(arg_vectorizable<T>);
   using vec = vector16<T>;
   using local = arg_local<T>;
@@ -171,17 +172,14 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   }
 
   if (grid == 1) {
-    if (t == 0) {
-      if (best.index == no_index) best.index = -1;
-      deliver(out, best, st.done);
-    }
+    if (t == 0) deliver(out, Out(finish(best)), st.done);
     return;
   }
   if (hand_over(ticket, best, order, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
         const wide w = block::reduce<block>(wide{share.index, share.value}, order, storage.indices);
         return key_value<T>{w.index, w.value};
       }))
-    deliver(out, key_value<T>{best.index == no_index ? -1 : best.index, best.value}, st.done);
+    deliver(out, Out(finish(best)), st.done);
 }
 
 }  // namespace cured::device

@@ -153,14 +153,14 @@ struct two_inputs {
   }
 };
 
-/// The exact sum of in[0, n) (float, bfloat16, half), rounded to float, into *out; st is the
-/// workspace's exact state (zero before, zero after). Blocks of Policy::block threads.
+/// The exact sum of in[0, n) (float, bfloat16, half), rounded to float, into *out (a float*),
+/// or, unrounded, into a shard_sink (cured/exact/shard.cuh); st is the workspace's exact state
+/// (zero before, zero after). Blocks of Policy::block threads.
 /// Bin: the type whose bins the elements go to (the input's for the sums, with Op bins_add;
 /// float for the dot products of halves, whose Op makes each product a float). Source:
 /// one_input or two_inputs.
-template <class Policy, class Bin, class Source, class Op>
-__global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::int64_t n, float* __restrict__ out,
-                                                             state* st) {
+template <class Policy, class Bin, class Source, class Op, class Dest = float*>
+__global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::int64_t n, Dest out, state* st) {
   constexpr unsigned Block = Policy::block;
   constexpr int nb = bins_of<Bin>;
   __shared__ double bins[nb * Block];
@@ -184,19 +184,22 @@ __global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::in
 // ---- double, and the dot products of float, bfloat16 and double: expansions -----------------
 
 /// The exact sum of what Op adds for the elements of src (n of them), rounded to Out, into
-/// *out; st is the workspace's exact state (zero before and after). Op{&acc} is the op of a
+/// *out (Dest Out*), or unrounded into a shard_sink; st is the workspace's exact state (zero
+/// before and after). Op{&acc} is the op of a
 /// block whose accumulator is acc (the sums: expansion_add<..., Exact>); Layout: the fixed
 /// point (layout<double>, the dot layouts). Two launches of the same grid: the estimating pass
 /// (Exact false), whose remainders are known within a bound (slots: one estimate per block),
 /// decides the result unless that bound straddles a rounding boundary; then, and only then,
-/// the exact pass (Exact true) reads the input again and adds every remainder exactly.
-template <class Policy, class Layout, class Out, class Source, class Op, bool Exact>
+/// the exact pass (Exact true) reads the input again and adds every remainder exactly. A
+/// shard_sink takes the exact pass alone, which then always runs.
+template <class Policy, class Layout, class Out, class Source, class Op, bool Exact, class Dest = Out*>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
-    expansion_kernel(Source src, std::int64_t n, Out* __restrict__ out, state* st, estimate* slots) {
+    expansion_kernel(Source src, std::int64_t n, Dest out, state* st, estimate* slots) {
   constexpr unsigned warps = Policy::block / 32;
   __shared__ block_accumulator<Layout::limbs> acc;
   __shared__ estimate warp_rem[warps];
-  if constexpr (Exact) {
+  static_assert(Exact || std::is_pointer_v<Dest>, "cured: a shard's sum takes the exact pass alone");
+  if constexpr (Exact && std::is_pointer_v<Dest>) {
     if (__ldcg(&st->undecided) == 0) return;  // the usual case: the estimating pass decided
   }
   acc.clear();

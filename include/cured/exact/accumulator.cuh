@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "cured/exact/fixed_point.cuh"
 #include "cured/exact/warp_round.cuh"
@@ -198,14 +199,15 @@ __device__ bool round_estimated(std::int64_t (&v)[W], int base, unsigned flags, 
 
 /// The end of every exact kernel: the block's accumulator (complete: a __syncthreads() came
 /// before) goes to the workspace's with atomics; the block that draws the last ticket takes the
-/// total, resets the workspace's state and writes the rounded result (warp_round: lane l owns
-/// limbs l*W .. l*W + W - 1). A grid of one block rounds its own accumulator.
+/// total, resets the workspace's state and writes the rounded result to *out (warp_round: lane
+/// l owns limbs l*W .. l*W + W - 1), or, when out is a shard_sink (shard.cuh), the total
+/// itself, unrounded. A grid of one block rounds its own accumulator.
 /// Estimated: the kernel also carries remainders known only within a bound, `rem` (the
 /// block's total, read by warp 0); each block leaves it in slots[blockIdx.x] for the last,
 /// which rounds the total with round_estimated and, if that does not decide, writes nothing
 /// and sets st->undecided for the exact pass that follows.
-template <bool Estimated, class Out, int Limbs>
-__device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Out* out, int base, bool empty,
+template <bool Estimated, class Dest, int Limbs>
+__device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Dest out, int base, bool empty,
                             estimate rem = {}, estimate* slots = nullptr) {
   if (threadIdx.x >= 32) return;
   constexpr int W = (Limbs + 31) / 32;
@@ -248,14 +250,20 @@ __device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Out* out, 
     }
     if (lane == 0) st->ticket = 0;
   }
-  Out r;
-  bool decided = true;
-  if constexpr (Estimated) decided = detail::round_estimated(v, base, flags, empty, rem, r);
-  else r = warp_round<Out>(v, base, flags, empty);
-  if (lane == 0) {
-    if (decided) *out = r;
-    // The estimating pass leaves the flag for the exact pass, which clears it.
-    st->undecided = decided ? 0u : 1u;
+  if constexpr (!std::is_pointer_v<Dest>) {
+    static_assert(!Estimated, "cured: a shard's sum is exact");
+    out.write(v, flags, empty);
+  } else {
+    using Out = std::remove_pointer_t<Dest>;
+    Out r;
+    bool decided = true;
+    if constexpr (Estimated) decided = detail::round_estimated(v, base, flags, empty, rem, r);
+    else r = warp_round<Out>(v, base, flags, empty);
+    if (lane == 0) {
+      if (decided) *out = r;
+      // The estimating pass leaves the flag for the exact pass, which clears it.
+      st->undecided = decided ? 0u : 1u;
+    }
   }
 }
 

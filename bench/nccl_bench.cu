@@ -1,0 +1,202 @@
+// cured-nccl-bench: the sum of an array split over GPUs, one process per GPU
+// (harness/ranks.hpp), against what users write by hand.
+//
+//   cured-nccl-bench [--ranks=R] [--min-log=20] [--max-log=32] [--type=float|double]
+//
+// Per size (elements per GPU), microseconds per call, the slowest rank's median of 7 samples:
+//   local        cured::sum_async on the rank's shard alone
+//   allreduce8   ncclAllReduce of one 8-byte value alone
+//   cured        cured::nccl::sum_async (local sum, all-gather of 64-byte records, combine)
+//   cub+nccl     cub::DeviceReduce::Sum, then ncclAllReduce of its one value
+//   exact        cured::nccl::exact_sum_async (same bits for any ranks and split)
+//   nccl-whole   ncclAllReduce of the whole array in place (up to 2^28 per GPU)
+// and the targets: cured within max(2 us, 5%) of local + allreduce8; exact within 10% of
+// cured at 2^28 per GPU. NCCL's NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cured/cured.cuh"
+#include "cured/nccl.cuh"
+#include "harness/ranks.hpp"
+
+namespace {
+
+template <class T>
+__global__ void fill(T* x, std::int64_t n, unsigned seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ unsigned(i >> 32) * 40503u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    x[i] = T(int(h % 2000001u) - 1000000) * T(1e-6);
+  }
+}
+
+#define CHECK_NCCL(call)                                                                 \
+  do {                                                                                   \
+    if (ncclResult_t r_ = (call); r_ != ncclSuccess) {                                   \
+      std::fprintf(stderr, "%s failed: %s\n", #call, ncclGetErrorString(r_));           \
+      std::exit(3);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+/// Microseconds per call of fn: the median of 7 samples of `reps` calls, after 3 warm-up calls.
+template <class Fn>
+double time_us(cudaStream_t s, int reps, Fn fn) {
+  cudaEvent_t a, b;
+  CURED_CHECK(cudaEventCreate(&a));
+  CURED_CHECK(cudaEventCreate(&b));
+  for (int k = 0; k < 3; ++k) fn();
+  std::vector<double> samples;
+  for (int k = 0; k < 7; ++k) {
+    CURED_CHECK(cudaEventRecord(a, s));
+    for (int r = 0; r < reps; ++r) fn();
+    CURED_CHECK(cudaEventRecord(b, s));
+    CURED_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    CURED_CHECK(cudaEventElapsedTime(&ms, a, b));
+    samples.push_back(1e3 * ms / reps);
+  }
+  CURED_CHECK(cudaEventDestroy(a));
+  CURED_CHECK(cudaEventDestroy(b));
+  std::sort(samples.begin(), samples.end());
+  return samples[3];
+}
+
+struct options {
+  int ranks = 1, min_log = 20, max_log = 32;
+  std::string type = "float";
+};
+
+template <class T>
+int run(cured::harness::rank_context& ctx, const options& o) {
+  cudaStream_t s;
+  CURED_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cured::workspace ws;
+  using acc = cured::accumulator_t<T>;
+  acc* d_sum;
+  double* d_one;
+  cured::exact_result_t<T>* d_exact;
+  CURED_CHECK(cudaMalloc(&d_sum, sizeof(acc)));
+  CURED_CHECK(cudaMalloc(&d_one, sizeof(double)));
+  CURED_CHECK(cudaMalloc(&d_exact, sizeof(cured::exact_result_t<T>)));
+  if (ctx.rank == 0) {
+    std::printf("cured-nccl-bench: %d rank(s), %s, NCCL_NVLS_ENABLE=%s; microseconds per call, slowest rank\n",
+                ctx.ranks, o.type.c_str(), std::getenv("NCCL_NVLS_ENABLE"));
+    std::printf("%-8s %10s %10s %10s %10s %10s %11s  %-9s %-9s\n", "per-GPU", "local", "allreduce8", "cured",
+                "cub+nccl", "exact", "nccl-whole", "sum-tgt", "exact-tgt");
+  }
+  int missed = 0;
+  for (int lg = o.min_log; lg <= o.max_log; ++lg) {
+    const std::int64_t n = std::int64_t(1) << lg;
+    std::size_t free_b = 0, total_b = 0;
+    CURED_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    int fits = std::size_t(n) * sizeof(T) + (std::size_t(2) << 30) < free_b ? 1 : 0, all_fit = 0;
+    {
+      int* d_fit;
+      CURED_CHECK(cudaMalloc(&d_fit, sizeof(int)));
+      CURED_CHECK(cudaMemcpy(d_fit, &fits, sizeof(int), cudaMemcpyHostToDevice));
+      CHECK_NCCL(ncclAllReduce(d_fit, d_fit, 1, ncclInt32, ncclMin, ctx.comm, s));
+      CURED_CHECK(cudaMemcpyAsync(&all_fit, d_fit, sizeof(int), cudaMemcpyDeviceToHost, s));
+      CURED_CHECK(cudaStreamSynchronize(s));
+      CURED_CHECK(cudaFree(d_fit));
+    }
+    if (!all_fit) {
+      if (ctx.rank == 0) std::printf("2^%-6d does not fit in device memory\n", lg);
+      break;
+    }
+    T* d;
+    CURED_CHECK(cudaMalloc(&d, std::size_t(n) * sizeof(T)));
+    fill<<<1024, 256, 0, s>>>(d, n, unsigned(ctx.rank * 7919 + lg));
+    void* temp = nullptr;
+    std::size_t temp_bytes = 0;
+    CURED_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, d, d_sum, n, s));
+    CURED_CHECK(cudaMalloc(&temp, temp_bytes));
+    const int reps = lg <= 24 ? 50 : lg <= 28 ? 10 : 3;
+    double t[6];
+    t[0] = time_us(s, reps, [&] { cured::sum_async(d, n, d_sum, ws, s); });
+    t[1] = time_us(s, reps, [&] { CHECK_NCCL(ncclAllReduce(d_one, d_one, 1, ncclFloat64, ncclSum, ctx.comm, s)); });
+    t[2] = time_us(s, reps, [&] { cured::nccl::sum_async(d, n, d_sum, ctx.comm, ws, s); });
+    t[3] = time_us(s, reps, [&] {
+      CURED_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, d, d_sum, n, s));
+      CHECK_NCCL(ncclAllReduce(d_sum, d_sum, 1, sizeof(acc) == 8 ? ncclFloat64 : ncclFloat32, ncclSum, ctx.comm, s));
+    });
+    t[4] = time_us(s, reps, [&] { cured::nccl::exact_sum_async(d, n, d_exact, ctx.comm, ws, s); });
+    t[5] = lg <= 28 ? time_us(s, std::max(1, reps / 5), [&] {
+      CHECK_NCCL(ncclAllReduce(d, d, n, sizeof(T) == 8 ? ncclFloat64 : ncclFloat32, ncclSum, ctx.comm, s));
+    })
+                    : -1;
+    // The slowest rank's times.
+    double* d_t;
+    CURED_CHECK(cudaMalloc(&d_t, sizeof t));
+    CURED_CHECK(cudaMemcpy(d_t, t, sizeof t, cudaMemcpyHostToDevice));
+    CHECK_NCCL(ncclAllReduce(d_t, d_t, 6, ncclFloat64, ncclMax, ctx.comm, s));
+    CURED_CHECK(cudaMemcpyAsync(t, d_t, sizeof t, cudaMemcpyDeviceToHost, s));
+    CURED_CHECK(cudaStreamSynchronize(s));
+    CURED_CHECK(cudaFree(d_t));
+    CURED_CHECK(cudaFree(temp));
+    CURED_CHECK(cudaFree(d));
+    const double bound = t[0] + t[1], slack = std::max(2.0, 0.05 * bound);
+    const bool sum_met = t[2] <= bound + slack;
+    const bool exact_met = t[4] <= 1.10 * t[2];
+    missed += !sum_met + (lg == 28 && !exact_met);
+    if (ctx.rank == 0) {
+      char whole[32] = "-";
+      if (t[5] >= 0) std::snprintf(whole, sizeof whole, "%.1f", t[5]);
+      std::printf("2^%-6d %10.1f %10.1f %10.1f %10.1f %10.1f %11s  %-9s %-9s\n", lg, t[0], t[1], t[2], t[3], t[4], whole,
+                  sum_met ? "met" : "MISSED", lg == 28 ? (exact_met ? "met" : "MISSED") : "");
+    }
+  }
+  if (ctx.rank == 0)
+    std::printf("targets: cured sum <= local + allreduce8 + max(2 us, 5%%) at every size; exact <= 1.10 x cured "
+                "at 2^28: %s\n",
+                missed ? "some missed" : "all met");
+  CURED_CHECK(cudaFree(d_sum));
+  CURED_CHECK(cudaFree(d_one));
+  CURED_CHECK(cudaFree(d_exact));
+  CURED_CHECK(cudaStreamDestroy(s));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&](const char* key) { return a.rfind(key, 0) == 0 ? a.substr(std::strlen(key)) : std::string(); };
+    if (!value("--ranks=").empty()) o.ranks = std::atoi(value("--ranks=").c_str());
+    else if (!value("--min-log=").empty()) o.min_log = std::atoi(value("--min-log=").c_str());
+    else if (!value("--max-log=").empty()) o.max_log = std::atoi(value("--max-log=").c_str());
+    else if (!value("--type=").empty()) o.type = value("--type=");
+    else {
+      std::fprintf(stderr, "cured-nccl-bench: unknown argument '%s'\nusage: cured-nccl-bench [--ranks=R] "
+                           "[--min-log=20] [--max-log=32] [--type=float|double]\n", argv[i]);
+      return 2;
+    }
+  }
+  if (o.ranks < 1 || o.min_log < 0 || o.max_log > 34 || o.min_log > o.max_log || (o.type != "float" && o.type != "double")) {
+    std::fprintf(stderr, "cured-nccl-bench: want --ranks >= 1, 0 <= --min-log <= --max-log <= 34, --type float or double\n");
+    return 2;
+  }
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  return cured::harness::run_ranks(o.ranks, [&](cured::harness::rank_context& ctx) {
+    try {
+      return o.type == "float" ? run<float>(ctx, o) : run<double>(ctx, o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rank %d: %s\n", ctx.rank, e.what());
+      return 1;
+    }
+  });
+}

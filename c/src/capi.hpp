@@ -100,11 +100,22 @@ struct segment_call {
   cudaStream_t stream;
 };
 
-/// Runs the async form on the call's workspace, or with check, the blocking form.
-template <class Async, class Blocking>
-void segment_run(const segment_call& c, Async async, Blocking blocking) {
+}  // namespace cured::capi
+
+namespace cured::detail {
+/// cured/segments.cuh's: the blocking forms' course (thread workspace, wait, bad offsets thrown).
+template <class Enqueue>
+void segment_blocking(cudaStream_t stream, Enqueue enqueue);
+}  // namespace cured::detail
+
+namespace cured::capi {
+
+/// Runs `async(ws, status)` (an _async form) on the call's workspace and status word, or, with
+/// check, as the blocking forms run it: on the thread's workspace, waited for, bad offsets thrown.
+template <class Async>
+void segment_run(const segment_call& c, const Async& async) {
   if (c.check)
-    blocking();
+    detail::segment_blocking(c.stream, async);
   else
     async(*c.ws, c.status);
 }

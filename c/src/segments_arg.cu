@@ -11,12 +11,9 @@ void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_a
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
     const strided_view<index_t> o = as_view<index_t>(out);
-    segment_run(
-        c,
-        [&](workspace& ws, unsigned* st) {
-          max ? argmax_async(x, c.n, seg, o, ws, c.stream, st) : argmin_async(x, c.n, seg, o, ws, c.stream, st);
-        },
-        [&] { max ? cured::argmax(x, c.n, seg, o, c.stream) : cured::argmin(x, c.n, seg, o, c.stream); });
+    segment_run(c, [&](workspace& ws, unsigned* st) {
+      max ? argmax_async(x, c.n, seg, o, ws, c.stream, st) : argmin_async(x, c.n, seg, o, ws, c.stream, st);
+    });
   });
 }
 
@@ -26,9 +23,7 @@ void segment_exact(const segment_call& c, std::int32_t in, const cured_array& ou
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
     const strided_view<exact_result_t<T>> o = as_view<exact_result_t<T>>(out);
-    segment_run(
-        c, [&](workspace& ws, unsigned* st) { exact_sum_async(x, c.n, seg, o, ws, c.stream, st); },
-        [&] { cured::exact_sum(x, c.n, seg, o, c.stream); });
+    segment_run(c, [&](workspace& ws, unsigned* st) { exact_sum_async(x, c.n, seg, o, ws, c.stream, st); });
   };
   switch (in) {
     case CURED_FLOAT16: return run(tag<__half>{});

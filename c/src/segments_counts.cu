@@ -8,16 +8,6 @@
 
 namespace cured::capi {
 
-namespace {
-
-/// Runs `enqueue(ws, status)` as the call asks: async on its workspace, or blocking and checked.
-template <class Enqueue>
-void run(const segment_call& c, const Enqueue& enqueue) {
-  segment_run(c, enqueue, [&] { detail::segment_blocking(c.stream, enqueue); });
-}
-
-}  // namespace
-
 void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out) {
   const segments seg{c.offsets, c.count};
   if (st.statistic == CURED_AMINMAX)
@@ -25,12 +15,12 @@ void segment_counts(const statistic_call& st, const segment_call& c, std::int32_
       using T = typename decltype(t)::type;
       const auto* x = static_cast<const T*>(c.values);
       const strided_view<T> lo = as_view<T>(out), hi = as_view<T>(*st.second);
-      run(c, [&](workspace& ws, unsigned* status) { aminmax_async(x, c.n, seg, lo, hi, ws, c.stream, status); });
+      segment_run(c, [&](workspace& ws, unsigned* st) { aminmax_async(x, c.n, seg, lo, hi, ws, c.stream, st); });
     });
   with_zero_class(in, [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
-    run(c, [&](workspace& ws, unsigned* status) {
+    segment_run(c, [&](workspace& ws, unsigned* status) {
       switch (st.statistic) {
         case CURED_COUNT_NONZERO:
           return count_nonzero_async(x, c.n, seg, as_view<std::int64_t>(out), ws, c.stream, status);

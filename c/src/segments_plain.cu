@@ -12,9 +12,7 @@ void sum_as(const segment_call& c, const cured_array& out) {
   const auto* x = static_cast<const In*>(c.values);
   const segments seg{c.offsets, c.count};
   const strided_view<Out> o = as_view<Out>(out);
-  segment_run(
-      c, [&](workspace& ws, unsigned* st) { sum_async<Acc>(x, c.n, seg, o, ws, c.stream, st); },
-      [&] { sum<Acc>(x, c.n, seg, o, c.stream); });
+  segment_run(c, [&](workspace& ws, unsigned* st) { sum_async<Acc>(x, c.n, seg, o, ws, c.stream, st); });
 }
 
 }  // namespace
@@ -51,12 +49,9 @@ void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cu
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
     const strided_view<T> o = as_view<T>(out);
-    segment_run(
-        c,
-        [&](workspace& ws, unsigned* st) {
-          max ? max_async(x, c.n, seg, o, ws, c.stream, st) : min_async(x, c.n, seg, o, ws, c.stream, st);
-        },
-        [&] { max ? cured::max(x, c.n, seg, o, c.stream) : cured::min(x, c.n, seg, o, c.stream); });
+    segment_run(c, [&](workspace& ws, unsigned* st) {
+      max ? max_async(x, c.n, seg, o, ws, c.stream, st) : min_async(x, c.n, seg, o, ws, c.stream, st);
+    });
   });
 }
 

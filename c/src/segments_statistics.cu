@@ -36,7 +36,7 @@ void segment_floating_statistic(const statistic_call& st, const segment_call& c,
         default: return logsumexp_async(x, c.n, seg, o, ws, c.stream, status);
       }
     };
-    segment_run(c, enqueue, [&] { detail::segment_blocking(c.stream, enqueue); });
+    segment_run(c, enqueue);
   });
 }
 

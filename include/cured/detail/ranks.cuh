@@ -88,11 +88,14 @@ __device__ __forceinline__ V value_of(const record& r) {
   return v;
 }
 
-/// The first rank whose tag differs from rank 0's, or -1.
-__device__ inline int first_mismatch(const record* records, int ranks) {
+/// Whether some rank's tag differs from rank 0's; if so, *status says which rank first.
+__device__ inline bool mismatched(const record* records, int ranks, unsigned* status) {
   for (int r = 1; r < ranks; ++r)
-    if (records[r].tag != records[0].tag) return r;
-  return -1;
+    if (records[r].tag != records[0].tag) {
+      *status = mismatch | unsigned(r + 1) << 1;
+      return true;
+    }
+  return false;
 }
 
 /// *out = init op (the ranks' partials in rank order, empty shards skipped); *status = 0. Or,
@@ -100,11 +103,7 @@ __device__ inline int first_mismatch(const record* records, int ranks) {
 template <class V, class Op>
 __global__ void __launch_bounds__(32) combine_plain_kernel(const record* records, int ranks, V* out, unsigned* status,
                                                            Op op, V init) {
-  if (threadIdx.x != 0) return;
-  if (const int bad = first_mismatch(records, ranks); bad >= 0) {
-    *status = mismatch | unsigned(bad + 1) << 1;
-    return;
-  }
+  if (threadIdx.x != 0 || mismatched(records, ranks, status)) return;
   V acc = init;
   for (int r = 0; r < ranks; ++r)
     if (records[r].count > 0) acc = V(op(acc, value_of<V>(records[r])));
@@ -117,11 +116,7 @@ __global__ void __launch_bounds__(32) combine_plain_kernel(const record* records
 template <bool Max, class T>
 __global__ void __launch_bounds__(32) combine_arg_kernel(const record* records, int ranks, key_value<T>* out,
                                                          unsigned* status) {
-  if (threadIdx.x != 0) return;
-  if (const int bad = first_mismatch(records, ranks); bad >= 0) {
-    *status = mismatch | unsigned(bad + 1) << 1;
-    return;
-  }
+  if (threadIdx.x != 0 || mismatched(records, ranks, status)) return;
   key_value<T> best = value_of<key_value<T>>(records[0]);
   bool any = false;
   std::int64_t offset = 0;

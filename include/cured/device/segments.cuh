@@ -10,9 +10,10 @@
 //    in an earlier block: 16-byte vectors read by the whole block, then a block reduction;
 //  - medium segments (from Policy::warp_min), one after another: a warp each;
 //  - shorter ones: a chunk of items, its values staged in shared memory and its ends as
-//    positions; each thread walks V items, stores the segments that start and end among them,
-//    and a segmented scan over the threads brings it what came before its first end. The chunk
-//    ends at its last end.
+//    positions. Segments of a mean length up to 8, none much longer: a group of 1, 2 or 4 lanes
+//    each (segment_groups.cuh). Otherwise each thread walks V items, stores the segments that
+//    start and end among them, and a segmented scan over the threads brings it what came before
+//    its first end. The chunk ends at its last end.
 // A segment cut by a range is combined by the last of its blocks to arrive, in block order
 // (grid/split_combine.cuh). Every order of combination depends only on the offsets and the
 // launch: results are bit-identical run to run.
@@ -28,6 +29,7 @@
 #include "cured/block/partition_point.cuh"
 #include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
+#include "cured/device/segment_groups.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/load.cuh"
 #include "cured/warp/warp_reduce.cuh"
@@ -78,6 +80,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       if (t == 0) carry = identity;
       __syncthreads();
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
+      bool many = false;                           // the last chunk had Block ends or more
       while (!error && d < D1) {
         if (s >= S) {  // elements after the last end
           error = segment_offsets_decrease;
@@ -159,7 +162,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         for (int r = 0; r < V; ++r)
           if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
         __pipeline_commit();
-        // Its ends: Block, then batches of Block * batch while every thread's last is inside.
+        // Its ends: Block (Block * (1 + batch) after a chunk of Block ends or more: one round
+        // trip), then batches of Block * batch while every thread's last is inside.
         std::int64_t k = 0;
         const auto count_ends = [&](int r0, auto width) {
           constexpr int W = decltype(width)::value;
@@ -180,9 +184,11 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           }
           return true;
         };
-        if (count_ends(0, std::integral_constant<int, 1>{}))
-          for (int r = 1; r < V && count_ends(r, std::integral_constant<int, batch>{}); r += batch) {
-          }
+        bool more = many ? count_ends(0, std::integral_constant<int, 1 + batch>{})
+                         : count_ends(0, std::integral_constant<int, 1>{});
+        for (int r = many ? 1 + batch : 1; more && r < V; r += batch)
+          more = count_ends(r, std::integral_constant<int, batch>{});
+        many = k >= B;
         // The chunk ends at its last end: the next step starts on a segment's first value.
         const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
         const std::int64_t m = used - k;  // the chunk's elements
@@ -193,16 +199,18 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         }
         __pipeline_wait_prior(0);
         __syncthreads();
-        bool bad = false;
-#pragma unroll
-        for (int r = 0; r < V; ++r) {
-          const int e = int(t) + r * int(B);
-          if (e < k) bad |= positions[e] < 0 || (e > 0 && positions[e] <= positions[e - 1]);
+        const int g = group_lanes(m, k);  // (lanes per segment, if no segment is too long for them)
+        bool bad = false, longer = g == 0;
+        for (int e = int(t); e < k; e += int(B)) {
+          const int before = e ? positions[e - 1] : -1;
+          bad |= positions[e] < 0 || positions[e] <= before;
+          longer |= positions[e] - before - 1 > group_longest(g);
         }
         if (__syncthreads_or(bad)) {
           error = segment_offsets_decrease;
           break;
         }
+        const bool groups = !__syncthreads_or(longer);
         if (run_dirty) {
           const Acc r = block::reduce<B>(run, op, tmp);
           if (t == 0) carry = op(carry, r);
@@ -210,79 +218,88 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           run_dirty = false;
           __syncthreads();
         }
-        // This thread's items [at, at + V): the ends among them close segments.
-        const int at = int(t) * V, kk = int(k), n_items = int(used);
-        Acc acc = identity, before_first = identity;
-        bool closed = false;
-        std::int64_t first_segment = 0, first_length = 0;
-        if (at < n_items) {
-          int lo = 0, hi = kk;
-          while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (positions[mid] < at) lo = mid + 1;
-            else hi = mid;
-          }
-          int e = lo, el = at - lo;
-          std::int64_t seg_begin = e ? i + positions[e - 1] - (e - 1) : begin;
+        if (groups) {  // (thread 0, the first group's first lane, reads carry before it resets it)
+          reduce_in_groups<B>(positions, elements, int(k), g, i - begin, identity, load, op, [&](int e, Acc p, int c) {
+            if (e > 0) store(s + e, p, c);
+            else if (head_open && head_from_before) head_part = op(carry, p);
+            else store(s, op(carry, p), i + c - begin);
+          });
+          if (t == 0) carry = identity;
+        } else {
+          // This thread's items [at, at + V): the ends among them close segments.
+          const int at = int(t) * V, kk = int(k), n_items = int(used);
+          Acc acc = identity, before_first = identity;
+          bool closed = false;
+          std::int64_t first_segment = 0, first_length = 0;
+          if (at < n_items) {
+            int lo = 0, hi = kk;
+            while (lo < hi) {
+              const int mid = (lo + hi) / 2;
+              if (positions[mid] < at) lo = mid + 1;
+              else hi = mid;
+            }
+            int e = lo, el = at - lo;
+            std::int64_t seg_begin = e ? i + positions[e - 1] - (e - 1) : begin;
 #pragma unroll
-          for (int q = 0; q < V; ++q) {
-            if (at + q >= n_items) break;
-            if (e < kk && positions[e] == at + q) {
-              const std::int64_t seg_end = i + el;
-              const std::int64_t length = seg_end - seg_begin;
-              if (!closed) {
-                before_first = acc;
-                first_segment = s + e;
-                first_length = length;
-                closed = true;
+            for (int q = 0; q < V; ++q) {
+              if (at + q >= n_items) break;
+              if (e < kk && positions[e] == at + q) {
+                const std::int64_t seg_end = i + el;
+                const std::int64_t length = seg_end - seg_begin;
+                if (!closed) {
+                  before_first = acc;
+                  first_segment = s + e;
+                  first_length = length;
+                  closed = true;
+                } else {
+                  store(s + e, acc, length);
+                }
+                acc = identity;
+                seg_begin = seg_end;
+                ++e;
               } else {
-                store(s + e, acc, length);
+                acc = op(acc, load(i + el - seg_begin, elements[el]));
+                ++el;
               }
-              acc = identity;
-              seg_begin = seg_end;
-              ++e;
-            } else {
-              acc = op(acc, load(i + el - seg_begin, elements[el]));
-              ++el;
             }
           }
-        }
-        // The segmented scan: what comes before each thread since the last end.
-        bool f = closed;
-        Acc v = acc;
+          // The segmented scan: what comes before each thread since the last end.
+          bool f = closed;
+          Acc v = acc;
 #pragma unroll
-        for (int o = 1; o < 32; o *= 2) {
-          const bool f_up = __shfl_up_sync(0xffffffffu, f, o);
-          const Acc v_up = warp::shuffle_up(v, o);
-          if (int(lane) >= o) {
-            if (!f) v = op(v_up, v);
-            f = f || f_up;
+          for (int o = 1; o < 32; o *= 2) {
+            const bool f_up = __shfl_up_sync(0xffffffffu, f, o);
+            const Acc v_up = warp::shuffle_up(v, o);
+            if (int(lane) >= o) {
+              if (!f) v = op(v_up, v);
+              f = f || f_up;
+            }
           }
-        }
-        bool f_before = __shfl_up_sync(0xffffffffu, f, 1);
-        Acc v_before = warp::shuffle_up(v, 1);
-        if (lane == 0) {
-          f_before = false;
-          v_before = identity;
-        }
-        if (lane == 31) {
-          warp_closed[w] = f;
-          warp_total[w] = v;
-        }
-        __syncthreads();
-        if (t == 0) {
-          Acc c = carry;
-          for (unsigned u = 0; u < warps; ++u) {
-            warp_before[u] = c;
-            c = warp_closed[u] ? warp_total[u] : op(c, warp_total[u]);
+          bool f_before = __shfl_up_sync(0xffffffffu, f, 1);
+          Acc v_before = warp::shuffle_up(v, 1);
+          if (lane == 0) {
+            f_before = false;
+            v_before = identity;
           }
-          carry = c;
-        }
-        __syncthreads();
-        if (closed) {
-          const Acc value = op(f_before ? v_before : op(warp_before[w], v_before), before_first);
-          if (head_open && head_from_before && first_segment == first) head_part = value;
-          else store(first_segment, value, first_length);
+          if (lane == 31) {
+            warp_closed[w] = f;
+            warp_total[w] = v;
+          }
+          __syncthreads();
+          if (t == 0) {
+            Acc c = carry;
+            for (unsigned u = 0; u < warps; ++u) {
+              warp_before[u] = c;
+              c = warp_closed[u] ? warp_total[u] : op(c, warp_total[u]);
+            }
+            carry = c;
+          }
+          __syncthreads();
+          if (closed) {
+            const Acc value = op(f_before ? v_before : op(warp_before[w], v_before), before_first);
+            if (head_open && head_from_before && first_segment == first) head_part = value;
+            else store(first_segment, value, first_length);
+          }
         }
         begin = i + positions[k - 1] - (k - 1);
         head_open = false;
@@ -326,25 +343,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       }
     }
   }
-  if (t == 0) {
-    scratch.ranges[2 * b] = first;
-    scratch.ranges[2 * b + 1] = s;
-    if (error) atomicOr(scratch.error, error);
-  }
-  if (!last_to_arrive(scratch.ticket, unsigned(G))) return;
-  // The last block: the blocks' ranges of ends meet and cover [0, S).
-  bool gap = false;
-  if (!(__ldcg(scratch.error) & segment_offsets_outside)) gap = ranges_gap<B>(scratch.ranges, G, S);
-  gap = __syncthreads_or(gap);
-  const unsigned all = __ldcg(scratch.error) | (gap ? segment_offsets_decrease : 0u);
-  if (all) {
-    // A bad launch may leave counters part-way: the next one starts from zero.
-    for (std::int64_t q = t; q < G; q += B) scratch.counters[q] = 0;
-  }
-  if (t == 0) {
-    *status = all;
-    *scratch.error = 0;
-  }
+  finish_segments<B>(scratch, first, s, error, S, status);
 }
 
 }  // namespace cured::device

@@ -1,17 +1,20 @@
 // cured-nccl-bench: the sum of an array split over GPUs, one process per GPU
 // (harness/ranks.hpp), against what users write by hand.
 //
-//   cured-nccl-bench [--ranks=R] [--min-log=20] [--max-log=32] [--type=float|double]
+//   cured-nccl-bench [--ranks=R] [--min-log=20] [--max-log=32] [--type=float|double] [--graphs]
 //
-// Per size (elements per GPU), microseconds per call, the slowest rank's median of 7 samples:
+// Per size (elements per GPU), microseconds per call, the slowest rank's median of 7 samples
+// (with --graphs, of the calls captured in a CUDA graph, the host's work left out):
 //   local        cured::sum_async on the rank's shard alone
-//   allreduce8   ncclAllReduce of one 8-byte value alone
+//   allreduce8   ncclAllReduce of one 8-byte value alone; gather64, ncclAllGather of 64 bytes a rank alone
 //   cured        cured::nccl::sum_async (local sum, all-gather of 64-byte records, combine)
 //   cub+nccl     cub::DeviceReduce::Sum, then ncclAllReduce of its one value
+//   local+ar     cured::sum_async, then ncclAllReduce of its one value (the same two steps by hand)
 //   exact        cured::nccl::exact_sum_async (same bits for any ranks and split)
 //   nccl-whole   ncclAllReduce of the whole array in place (up to 2^28 per GPU)
-// and the targets: cured within max(2 us, 5%) of local + allreduce8; exact within 10% of
-// cured at 2^28 per GPU. NCCL's NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
+// and the targets: cured within max(2 us, 5%) of local + allreduce8 (timed apart); exact
+// within 10% of cured at 2^28 per GPU; `hand`, cured's time over local+ar's. NCCL's NVLink
+// multicast stays off (NCCL_NVLS_ENABLE=0).
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime_api.h>
@@ -51,23 +54,42 @@ __global__ void fill(T* x, std::int64_t n, unsigned seed) {
     }                                                                                    \
   } while (0)
 
-/// Microseconds per call of fn: the median of 7 samples of `reps` calls, after 3 warm-up calls.
+/// Microseconds per call of fn: the median of 7 samples of `reps` calls, after 3 warm-up calls;
+/// with `graph`, the reps calls captured once as a CUDA graph and each sample one launch of it
+/// (the host's work per call left out).
 template <class Fn>
-double time_us(cudaStream_t s, int reps, Fn fn) {
+double time_us(cudaStream_t s, int reps, bool graph, Fn fn) {
   cudaEvent_t a, b;
   CURED_CHECK(cudaEventCreate(&a));
   CURED_CHECK(cudaEventCreate(&b));
-  for (int k = 0; k < 3; ++k) fn();
+  cudaGraphExec_t exec = nullptr;
+  if (graph) {  // (after one call outside: a workspace or a connection set up on first use)
+    fn();
+    CURED_CHECK(cudaStreamSynchronize(s));
+    cudaGraph_t g;
+    CURED_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int r = 0; r < reps; ++r) fn();
+    CURED_CHECK(cudaStreamEndCapture(s, &g));
+    CURED_CHECK(cudaGraphInstantiate(&exec, g, 0));
+    CURED_CHECK(cudaGraphDestroy(g));
+  }
+  const auto run = [&](int calls) {
+    if (graph) CURED_CHECK(cudaGraphLaunch(exec, s));
+    else
+      for (int r = 0; r < calls; ++r) fn();
+  };
+  for (int k = 0; k < 3; ++k) run(1);
   std::vector<double> samples;
   for (int k = 0; k < 7; ++k) {
     CURED_CHECK(cudaEventRecord(a, s));
-    for (int r = 0; r < reps; ++r) fn();
+    run(reps);
     CURED_CHECK(cudaEventRecord(b, s));
     CURED_CHECK(cudaEventSynchronize(b));
     float ms = 0;
     CURED_CHECK(cudaEventElapsedTime(&ms, a, b));
     samples.push_back(1e3 * ms / reps);
   }
+  if (exec) CURED_CHECK(cudaGraphExecDestroy(exec));
   CURED_CHECK(cudaEventDestroy(a));
   CURED_CHECK(cudaEventDestroy(b));
   std::sort(samples.begin(), samples.end());
@@ -77,6 +99,7 @@ double time_us(cudaStream_t s, int reps, Fn fn) {
 struct options {
   int ranks = 1, min_log = 20, max_log = 32;
   std::string type = "float";
+  bool graphs = false;
 };
 
 template <class T>
@@ -87,15 +110,17 @@ int run(cured::harness::rank_context& ctx, const options& o) {
   using acc = cured::accumulator_t<T>;
   acc* d_sum;
   double* d_one;
+  unsigned char* d_gather;  // 64 bytes to send, then 64 from every rank
   cured::exact_result_t<T>* d_exact;
   CURED_CHECK(cudaMalloc(&d_sum, sizeof(acc)));
   CURED_CHECK(cudaMalloc(&d_one, sizeof(double)));
+  CURED_CHECK(cudaMalloc(&d_gather, 64 * std::size_t(ctx.ranks + 1)));
   CURED_CHECK(cudaMalloc(&d_exact, sizeof(cured::exact_result_t<T>)));
   if (ctx.rank == 0) {
-    std::printf("cured-nccl-bench: %d rank(s), %s, NCCL_NVLS_ENABLE=%s; microseconds per call, slowest rank\n",
-                ctx.ranks, o.type.c_str(), std::getenv("NCCL_NVLS_ENABLE"));
-    std::printf("%-8s %10s %10s %10s %10s %10s %11s  %-9s %-9s\n", "per-GPU", "local", "allreduce8", "cured",
-                "cub+nccl", "exact", "nccl-whole", "sum-tgt", "exact-tgt");
+    std::printf("cured-nccl-bench: %d rank(s), %s, NCCL_NVLS_ENABLE=%s; microseconds per call, slowest rank%s\n",
+                ctx.ranks, o.type.c_str(), std::getenv("NCCL_NVLS_ENABLE"), o.graphs ? ", calls in CUDA graphs" : "");
+    std::printf("%-8s %10s %10s %10s %10s %10s %10s %10s %11s  %-9s %-9s %6s\n", "per-GPU", "local", "allreduce8",
+                "gather64", "cured", "cub+nccl", "local+ar", "exact", "nccl-whole", "sum-tgt", "exact-tgt", "hand");
   }
   int missed = 0;
   for (int lg = o.min_log; lg <= o.max_log; ++lg) {
@@ -124,16 +149,23 @@ int run(cured::harness::rank_context& ctx, const options& o) {
     CURED_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, d, d_sum, n, s));
     CURED_CHECK(cudaMalloc(&temp, temp_bytes));
     const int reps = lg <= 24 ? 50 : lg <= 28 ? 10 : 3;
-    double t[6];
-    t[0] = time_us(s, reps, [&] { cured::sum_async(d, n, d_sum, ws, s); });
-    t[1] = time_us(s, reps, [&] { CHECK_NCCL(ncclAllReduce(d_one, d_one, 1, ncclFloat64, ncclSum, ctx.comm, s)); });
-    t[2] = time_us(s, reps, [&] { cured::nccl::sum_async(d, n, d_sum, ctx.comm, ws, s); });
-    t[3] = time_us(s, reps, [&] {
+    double t[8];
+    t[0] = time_us(s, reps, o.graphs, [&] { cured::sum_async(d, n, d_sum, ws, s); });
+    t[1] = time_us(s, reps, o.graphs, [&] { CHECK_NCCL(ncclAllReduce(d_one, d_one, 1, ncclFloat64, ncclSum, ctx.comm, s)); });
+    t[7] = time_us(s, reps, o.graphs, [&] {
+      CHECK_NCCL(ncclAllGather(d_gather, d_gather + 64, 64, ncclUint8, ctx.comm, s));
+    });
+    t[2] = time_us(s, reps, o.graphs, [&] { cured::nccl::sum_async(d, n, d_sum, ctx.comm, ws, s); });
+    t[3] = time_us(s, reps, o.graphs, [&] {
       CURED_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, d, d_sum, n, s));
       CHECK_NCCL(ncclAllReduce(d_sum, d_sum, 1, sizeof(acc) == 8 ? ncclFloat64 : ncclFloat32, ncclSum, ctx.comm, s));
     });
-    t[4] = time_us(s, reps, [&] { cured::nccl::exact_sum_async(d, n, d_exact, ctx.comm, ws, s); });
-    t[5] = lg <= 28 ? time_us(s, std::max(1, reps / 5), [&] {
+    t[4] = time_us(s, reps, o.graphs, [&] { cured::nccl::exact_sum_async(d, n, d_exact, ctx.comm, ws, s); });
+    t[6] = time_us(s, reps, o.graphs, [&] {
+      cured::sum_async(d, n, d_sum, ws, s);
+      CHECK_NCCL(ncclAllReduce(d_sum, d_sum, 1, sizeof(acc) == 8 ? ncclFloat64 : ncclFloat32, ncclSum, ctx.comm, s));
+    });
+    t[5] = lg <= 28 ? time_us(s, std::max(1, reps / 5), o.graphs, [&] {
       CHECK_NCCL(ncclAllReduce(d, d, n, sizeof(T) == 8 ? ncclFloat64 : ncclFloat32, ncclSum, ctx.comm, s));
     })
                     : -1;
@@ -141,7 +173,7 @@ int run(cured::harness::rank_context& ctx, const options& o) {
     double* d_t;
     CURED_CHECK(cudaMalloc(&d_t, sizeof t));
     CURED_CHECK(cudaMemcpy(d_t, t, sizeof t, cudaMemcpyHostToDevice));
-    CHECK_NCCL(ncclAllReduce(d_t, d_t, 6, ncclFloat64, ncclMax, ctx.comm, s));
+    CHECK_NCCL(ncclAllReduce(d_t, d_t, 8, ncclFloat64, ncclMax, ctx.comm, s));
     CURED_CHECK(cudaMemcpyAsync(t, d_t, sizeof t, cudaMemcpyDeviceToHost, s));
     CURED_CHECK(cudaStreamSynchronize(s));
     CURED_CHECK(cudaFree(d_t));
@@ -154,8 +186,9 @@ int run(cured::harness::rank_context& ctx, const options& o) {
     if (ctx.rank == 0) {
       char whole[32] = "-";
       if (t[5] >= 0) std::snprintf(whole, sizeof whole, "%.1f", t[5]);
-      std::printf("2^%-6d %10.1f %10.1f %10.1f %10.1f %10.1f %11s  %-9s %-9s\n", lg, t[0], t[1], t[2], t[3], t[4], whole,
-                  sum_met ? "met" : "MISSED", lg == 28 ? (exact_met ? "met" : "MISSED") : "");
+      std::printf("2^%-6d %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %11s  %-9s %-9s %6.2f\n", lg, t[0], t[1], t[7],
+                  t[2], t[3], t[6], t[4], whole, sum_met ? "met" : "MISSED", lg == 28 ? (exact_met ? "met" : "MISSED") : "",
+                  t[2] / t[6]);
     }
   }
   if (ctx.rank == 0)
@@ -164,6 +197,7 @@ int run(cured::harness::rank_context& ctx, const options& o) {
                 missed ? "some missed" : "all met");
   CURED_CHECK(cudaFree(d_sum));
   CURED_CHECK(cudaFree(d_one));
+  CURED_CHECK(cudaFree(d_gather));
   CURED_CHECK(cudaFree(d_exact));
   CURED_CHECK(cudaStreamDestroy(s));
   return 0;
@@ -180,9 +214,10 @@ int main(int argc, char** argv) {
     else if (!value("--min-log=").empty()) o.min_log = std::atoi(value("--min-log=").c_str());
     else if (!value("--max-log=").empty()) o.max_log = std::atoi(value("--max-log=").c_str());
     else if (!value("--type=").empty()) o.type = value("--type=");
+    else if (a == "--graphs") o.graphs = true;
     else {
       std::fprintf(stderr, "cured-nccl-bench: unknown argument '%s'\nusage: cured-nccl-bench [--ranks=R] "
-                           "[--min-log=20] [--max-log=32] [--type=float|double]\n", argv[i]);
+                           "[--min-log=20] [--max-log=32] [--type=float|double] [--graphs]\n", argv[i]);
       return 2;
     }
   }

@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           error = segment_offsets_decrease;
           break;
         }
-        const bool groups = !__syncthreads_or(longer);
+        const bool grouped = !__syncthreads_or(longer);
         if (run_dirty) {
           const Acc r = block::reduce<B>(run, op, tmp);
           if (t == 0) carry = op(carry, r);
@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           run_dirty = false;
           __syncthreads();
         }
-        if (groups) {  // (thread 0, the first group's first lane, reads carry before it resets it)
+        if (grouped) {  // (thread 0, the first group's first lane, reads carry before it resets it)
           reduce_in_groups<B>(positions, elements, int(k), g, i - begin, identity, load, op, [&](int e, Acc p, int c) {
             if (e > 0) store(s + e, p, c);
             else if (head_open && head_from_before) head_part = op(carry, p);

@@ -41,9 +41,10 @@ static_assert(sizeof(record) == 64);
 template <class V>
 inline constexpr bool fits_record = sizeof(V) <= sizeof(record::value) && std::is_trivially_copyable_v<V>;
 
-/// The status word's bits: bit 0 set when the ranks called different reductions; above it,
-/// one more than the first rank whose call differs from rank 0's (0: not known).
-constexpr unsigned mismatch = 1u;
+/// The status word's bits: bit 0 set when the ranks called different reductions (the bit the
+/// exact sum's round_shards sets too); above it, one more than the first rank whose call
+/// differs from rank 0's (0: not known).
+constexpr unsigned mismatch = device::exact::shard_mismatch;
 inline std::string status_message(unsigned status) {
   std::string m = "the ranks called different reductions or element types";
   if (status >> 1) m += ": rank " + std::to_string((status >> 1) - 1) + "'s call differs from rank 0's";

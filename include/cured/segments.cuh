@@ -2,6 +2,7 @@
 // Segmented reductions: one output per segment of an array, one launch for any lengths.
 //
 //   cured::segments seg{d_offsets, count};        // segment s: values [offsets[s], offsets[s + 1])
+//   auto pairs = cured::segments::pairs(d_begins, d_ends, count);  // values [begins[s], ends[s])
 //   cured::workspace ws;
 //   cured::sum_async(d_x, n, seg, d_sums, ws, stream);           // count sums
 //   cured::argmax_async(d_x, n, seg, d_idx, ws, stream);         // index within each segment
@@ -9,9 +10,11 @@
 //   cured::max(d_x, n, seg, cured::view(d_col, {count}, {4}));   // blocking, a strided output
 //
 // `values`: n device values of any alignment. `seg.offsets`: count + 1 int64 offsets in device
-// memory, non-decreasing, within [0, n]. The output (a device pointer, or a strided_view of
-// one axis of count elements) gets one value per segment; it may not overlap the values or the
-// offsets. The work is balanced over the device by elements and segments alike, so that one
+// memory, non-decreasing, within [0, n]; or, in the pair form, count begins and count ends with
+// begins[0] <= ends[0] <= begins[1] <= ... <= ends[count - 1] within [0, n] (the values between
+// two pairs are in no segment; they are read only when fewer than 256 and among short pairs).
+// The output (a device pointer, or a strided_view of one axis of count elements) gets one value
+// per segment; it may not overlap the values, offsets, begins or ends. The work is balanced over the device by elements and segments alike, so that one
 // segment of 2^28 values, 2^26 segments of 4 and any mixture run at the same bandwidth.
 //
 // Per segment, the rules of the whole-array reductions (cured/reduce.cuh): sums accumulate in
@@ -21,7 +24,7 @@
 // operator's identity; exact_sum gives each segment its exact sum rounded once (+0 when
 // empty). Results are bit-identical run to run for the same offsets, device and type.
 //
-// Offsets that decrease or leave [0, n] cannot be checked without reading them, which the
+// Offsets (or pairs) that decrease or leave [0, n] cannot be checked without reading them, which the
 // kernel does as it goes: it then writes the bits of cured::segment_error to a status word
 // (0 when the offsets were valid), and the outputs are unspecified. The `_async` forms write
 // it to `status` (device, managed or mapped host memory), or, with none given, to the word at

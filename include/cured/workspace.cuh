@@ -275,7 +275,8 @@ private:
   std::mutex mutex_;
   cudaStream_t last_stream_ = nullptr;
   bool used_ = false;
-  const void* checked_[3] = {nullptr, nullptr, nullptr};  // last input, output and offsets (or second input) pointers found valid
+  // The last pointers of each role found valid: input, output, offsets (or second input), ends.
+  const void* checked_[4] = {nullptr, nullptr, nullptr, nullptr};
 };
 
 }  // namespace cured

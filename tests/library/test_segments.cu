@@ -4,7 +4,8 @@
 // empty-mixed distributions; 2^26 segments of 1..4; a segment above 2^31 elements; offsets
 // that do not start at 0; misaligned values; strided outputs; NaN and tie rules per segment;
 // determinism, graph capture, and offsets that decrease or leave [0, n] reported by the status
-// word and by the blocking forms. Every test skips without a GPU but the message's.
+// word and by the blocking forms; the begin and end pair form, with gaps and without. Every
+// test skips without a GPU but the message's.
 // CURED_TEST_MAX_N (the sanitizer runs) drops the cases above that many values.
 
 #include <gtest/gtest.h>
@@ -184,16 +185,21 @@ cured::exact_result_t<T> reference_exact(const T* x, std::int64_t len) {
 // ---- the checks -------------------------------------------------------------------------------
 
 /// Every op the type has, on the segments of `h` given by `off`, against the references; `what`
-/// names the case in failures. Values at data + shift (a misalignment).
+/// names the case in failures. Values at data + shift (a misalignment). With `ends`, the pair
+/// form: segment s is [off[s], (*ends)[s]).
 template <class T>
-void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string& what, int shift = 0) {
-  const std::int64_t n = std::int64_t(h.size()), count = std::int64_t(off.size()) - 1;
+void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string& what, int shift = 0,
+               const offsets_t* ends = nullptr) {
+  const std::int64_t n = std::int64_t(h.size()), count = std::int64_t(off.size()) - (ends ? 0 : 1);
+  const auto begin_of = [&](std::int64_t s) { return off[s]; };
+  const auto length_of = [&](std::int64_t s) { return (ends ? (*ends)[s] : off[s + 1]) - off[s]; };
   std::vector<T> shifted(h.size() + shift);
   std::copy(h.begin(), h.end(), shifted.begin() + shift);
   const device_buffer<T> d = to_device(shifted);
   const T* x = d.data() + shift;
-  const device_buffer<std::int64_t> d_off = to_device(off);
-  const cured::segments seg{d_off.data(), count};
+  const device_buffer<std::int64_t> d_off = to_device(off), d_ends = to_device(ends ? *ends : offsets_t{});
+  const cured::segments seg =
+      ends ? cured::segments::pairs(d_off.data(), d_ends.data(), count) : cured::segments{d_off.data(), count};
   cured::workspace ws;
   device_buffer<sum_t<T>> sums(count + 1);
   device_buffer<T> extremes(count + 1);
@@ -208,7 +214,7 @@ void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string&
   std::int64_t bad = 0;
   const auto report = [&](const char* op, std::int64_t s, const std::string& got, const std::string& want) {
     if (++bad <= 5)
-      ADD_FAILURE() << what << ": " << op << " of segment " << s << " (length " << off[s + 1] - off[s] << "): got "
+      ADD_FAILURE() << what << ": " << op << " of segment " << s << " (length " << length_of(s) << "): got "
                     << got << ", want " << want;
   };
 
@@ -217,7 +223,7 @@ void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string&
   {
     const auto got = to_host(sums.data(), count);
     for (std::int64_t s = 0; s < count; ++s) {
-      const sum_t<T> want = reference_sum(h.data() + off[s], off[s + 1] - off[s]);
+      const sum_t<T> want = reference_sum(h.data() + begin_of(s), length_of(s));
       if (!same_bits(got[s], want) && !(is_nan(got[s]) && is_nan(want)))
         report("sum", s, std::to_string(double(got[s])), std::to_string(double(want)));
     }
@@ -229,7 +235,7 @@ void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string&
     expect_ok(Max ? "max" : "min");
     const auto got = to_host(extremes.data(), count);
     for (std::int64_t s = 0; s < count; ++s) {
-      const T want = reference_extreme<Max>(h.data() + off[s], off[s + 1] - off[s]);
+      const T want = reference_extreme<Max>(h.data() + begin_of(s), length_of(s));
       if (!same_bits(got[s], want) && !(is_nan(got[s]) && is_nan(want)))
         report(Max ? "max" : "min", s, std::to_string(to_double(got[s])), std::to_string(to_double(want)));
     }
@@ -244,10 +250,11 @@ void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string&
     const auto got = to_host(indices.data(), count);
     const auto got_values = to_host(extremes.data(), count);
     for (std::int64_t s = 0; s < count; ++s) {
-      const index_t want = reference_arg<Max>(h.data() + off[s], off[s + 1] - off[s]);
+      const index_t want = reference_arg<Max>(h.data() + begin_of(s), length_of(s));
       if (got[s] != want) report(Max ? "argmax" : "argmin", s, std::to_string(got[s]), std::to_string(want));
-      else if (Max && want >= 0 && !same_bits(got_values[s], h[off[s] + want]))
-        report("argmax's value", s, std::to_string(to_double(got_values[s])), std::to_string(to_double(h[off[s] + want])));
+      else if (Max && want >= 0 && !same_bits(got_values[s], h[begin_of(s) + want]))
+        report("argmax's value", s, std::to_string(to_double(got_values[s])),
+               std::to_string(to_double(h[begin_of(s) + want])));
     }
   };
   check_arg(std::false_type{});
@@ -259,7 +266,7 @@ void check_ops(const std::vector<T>& h, const offsets_t& off, const std::string&
     expect_ok("exact_sum");
     const auto got = to_host(exact.data(), count);
     for (std::int64_t s = 0; s < count; ++s) {
-      const E want = reference_exact(h.data() + off[s], off[s + 1] - off[s]);
+      const E want = reference_exact(h.data() + begin_of(s), length_of(s));
       if (!same_bits(got[s], want) && !(is_nan(got[s]) && is_nan(want)))
         report("exact_sum", s, std::to_string(double(got[s])), std::to_string(double(want)));
     }
@@ -363,6 +370,125 @@ TYPED_TEST(Segments, MisalignedValues) {
   for (int shift : {1, 2, 3})
     check_ops<T>(values_of<T>(n, 40 + shift, true), uniform_offsets(n, 1000), "misaligned by " + std::to_string(shift),
                  shift);
+}
+
+// ---- the pair form ------------------------------------------------------------------------------
+
+/// Begin and end pairs: pair s of lengths[s] values after gaps[s % gaps.size()] values; n, the
+/// values' count, with 7 after the last pair.
+struct pairs_t {
+  offsets_t begins, ends;
+  std::int64_t n = 0;
+};
+
+pairs_t pairs_of(const std::vector<std::int64_t>& lengths, const std::vector<std::int64_t>& gaps) {
+  pairs_t p;
+  for (std::size_t s = 0; s < lengths.size(); ++s) {
+    p.n += gaps[s % gaps.size()];
+    p.begins.push_back(p.n);
+    p.n += lengths[s];
+    p.ends.push_back(p.n);
+  }
+  p.n += 7;
+  return p;
+}
+
+TYPED_TEST(Segments, Pairs) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  // Lengths around a warp, a chunk and a run, gaps from none to long enough to go unread
+  // (256), misaligned values.
+  std::vector<std::int64_t> lengths = {0, 1, 2, 31, 33, 255, 256, 300, 2049, 4097, 9000, 70000, 3, 0, 5, 1, 0};
+  std::vector<std::int64_t> gaps = {0, 1, 5, 100, 255, 256, 257, 1000, 10000, 0, 0, 3};
+  std::mt19937_64 rng(17);
+  for (int round = 0; round < 3; ++round) {
+    std::shuffle(lengths.begin(), lengths.end(), rng);
+    std::shuffle(gaps.begin(), gaps.end(), rng);
+    const pairs_t p = pairs_of(lengths, gaps);
+    if (!fits(p.n)) continue;
+    check_ops<T>(values_of<T>(p.n, 500 + round, true), p.begins, "pairs, round " + std::to_string(round), round,
+                 &p.ends);
+  }
+  // Many pairs: 0..L values at the start of slots of L, and slots filled (ends apart from begins).
+  const std::int64_t n = fits(1 << 21) ? (1 << 21) : 5000;
+  for (std::int64_t slot : {1, 4, 16, 300, 5000}) {
+    pairs_t padded, filled;
+    for (std::int64_t s = 0; s < n / slot; ++s) {
+      const auto length = std::int64_t(cured::random::bits(std::uint64_t(slot), std::uint64_t(s)) % (slot + 1));
+      padded.begins.push_back(s * slot);
+      padded.ends.push_back(s * slot + length);
+      filled.begins.push_back(s * slot);
+      filled.ends.push_back((s + 1) * slot);
+    }
+    const auto h = values_of<T>(n, 600 + slot, true);
+    check_ops<T>(h, padded.begins, "pairs in slots of " + std::to_string(slot), 0, &padded.ends);
+    check_ops<T>(h, filled.begins, "pairs filling slots of " + std::to_string(slot), 0, &filled.ends);
+  }
+}
+
+TEST(Segments, PairsOfOneArray) {
+  CURED_REQUIRE_GPU();
+  // ends == begins + 1 is the form of one array; both give the same bits.
+  const std::int64_t n = 100000;
+  const auto d = to_device(values_of<float>(n, 2, true));
+  const auto d_off = to_device(powerlaw_offsets(n, 5));
+  const std::int64_t count = std::int64_t(powerlaw_offsets(n, 5).size()) - 1;
+  device_buffer<float> a(count), b(count);
+  cured::sum(d.data(), n, cured::segments{d_off.data(), count}, a.data());
+  cured::sum(d.data(), n, cured::segments::pairs(d_off.data(), d_off.data() + 1, count), b.data());
+  const auto ha = to_host(a.data(), count), hb = to_host(b.data(), count);
+  EXPECT_EQ(std::memcmp(ha.data(), hb.data(), count * sizeof(float)), 0);
+}
+
+TEST(Segments, BadPairsAreReported) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t n = 1 << 20;
+  const auto d = to_device(values_of<float>(n, 1, false));
+  cured::workspace ws;
+  device_buffer<float> out(1 << 18);  // (room for n / 8 indices)
+  device_buffer<unsigned> status(1);
+  const auto status_of = [&](const offsets_t& begins, const offsets_t& ends) {
+    const auto d_b = to_device(begins), d_e = to_device(ends);
+    const auto seg = cured::segments::pairs(d_b.data(), d_e.data(), std::int64_t(begins.size()));
+    cured::sum_async(d.data(), n, seg, out.data(), ws, nullptr, status.data());
+    unsigned s = 0;
+    CURED_CHECK(cudaMemcpy(&s, status.data(), sizeof s, cudaMemcpyDeviceToHost));
+    if (s) EXPECT_THROW(cured::argmax(d.data(), n, seg, reinterpret_cast<index_t*>(out.data())), cured::error);
+    return s;
+  };
+  EXPECT_EQ(status_of({0, 10}, {5, 20}), 0u);
+  EXPECT_EQ(status_of({0, 10}, {12, 20}), unsigned(cured::offsets_decrease));  // pairs overlap
+  EXPECT_EQ(status_of({0, 10, 30}, {5, 8, 40}), unsigned(cured::offsets_decrease));  // an end before its begin
+  EXPECT_EQ(status_of({-1, 10}, {5, 20}), unsigned(cured::offsets_outside));
+  EXPECT_EQ(status_of({0, 10}, {5, n + 1}), unsigned(cured::offsets_outside));
+  // Among many short pairs and among long ones with long gaps, an overlap and a reversed pair.
+  for (const std::int64_t slot : {8, 20000}) {
+    const std::int64_t count = n / slot;
+    offsets_t begins(count), ends(count);
+    for (std::int64_t s = 0; s < count; ++s) {
+      begins[s] = s * slot + 1;
+      ends[s] = s * slot + slot / 2;
+    }
+    for (const std::int64_t at : {std::int64_t(0), count / 2, count - 2}) {
+      offsets_t e = ends;
+      e[at] = begins[at + 1] + 1;
+      EXPECT_EQ(status_of(begins, e), unsigned(cured::offsets_decrease)) << "slot " << slot << ", overlap at " << at;
+      e = ends;
+      e[at + 1] = begins[at + 1] - 1;
+      EXPECT_EQ(status_of(begins, e), unsigned(cured::offsets_decrease)) << "slot " << slot << ", reversed at " << at;
+    }
+  }
+  // Bad arguments.
+  const auto d_b = to_device(offsets_t{0, 10}), d_e = to_device(offsets_t{5, 20});
+  const offsets_t host_ends{5, 20};
+  EXPECT_THROW(cured::segments::pairs(d_b.data(), nullptr, 2), cured::error);
+  EXPECT_THROW(cured::sum_async(d.data(), n, cured::segments::pairs(d_b.data(), host_ends.data(), 2), out.data(), ws),
+               cured::error);
+  device_buffer<std::int64_t> ends_and_out(4);
+  CURED_CHECK(cudaMemcpy(ends_and_out.data(), host_ends.data(), 16, cudaMemcpyHostToDevice));
+  EXPECT_THROW(cured::sum_async(d.data(), n, cured::segments::pairs(d_b.data(), ends_and_out.data(), 2),
+                                reinterpret_cast<float*>(ends_and_out.data() + 1), ws),
+               cured::error);  // the output overlaps the ends
 }
 
 TEST(Segments, ManyTinySegments) {

@@ -266,6 +266,36 @@ TEST(StatisticsSegments, EveryLength) {
   check(o, groups, longest);
 }
 
+TEST(StatisticsSegments, Pairs) {
+  CURED_REQUIRE_GPU();
+  // Begin and end pairs with gaps between them: none, short, and long enough to go unread.
+  std::mt19937_64 rng(29);
+  std::vector<std::int64_t> begins, ends;
+  std::int64_t at = 3;
+  for (int s = 0; s < 2000; ++s) {
+    const int kind = int(rng() % 10);
+    at += kind < 4 ? 0 : kind < 8 ? std::int64_t(rng() % 30) : std::int64_t(rng() % 3000);
+    begins.push_back(at);
+    at += rng() % 3 ? std::int64_t(rng() % 12) : std::int64_t(rng() % 5000);
+    ends.push_back(at);
+  }
+  const std::int64_t n = at + 10;
+  if (n > cured::test::max_test_n()) GTEST_SKIP() << "larger than CURED_TEST_MAX_N";
+  const std::vector<float> h = values(std::size_t(n), 31, 0.0005);
+  const device_buffer<float> d = upload(h);
+  const device_buffer<std::int64_t> d_begins = upload(begins), d_ends = upload(ends);
+  const std::int64_t count = std::int64_t(begins.size());
+  std::vector<std::vector<double>> groups(count);
+  double longest = 1;
+  for (std::int64_t s = 0; s < count; ++s) {
+    for (std::int64_t i = begins[s]; i < ends[s]; ++i) groups[s].push_back(h[i]);
+    longest = std::max(longest, double(groups[s].size()));
+  }
+  outputs o(count);
+  run(segment_launches(d.data(), n, cured::segments::pairs(d_begins.data(), d_ends.data(), count)), o);
+  check(o, groups, longest);
+}
+
 TEST(StatisticsSegments, BadOffsetsAndOutputs) {
   CURED_REQUIRE_GPU();
   const std::vector<std::int64_t> offsets{0, 4, 2, 8};

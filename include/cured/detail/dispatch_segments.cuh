@@ -30,14 +30,33 @@
 #include "cured/view.cuh"
 #include "cured/workspace.cuh"
 
+/// 0 leaves the pair form's kernels out of a build that never takes pairs (the C interface):
+/// a reduction given pairs then throws.
+#ifndef CURED_SEGMENT_PAIRS
+#define CURED_SEGMENT_PAIRS 1
+#endif
+
 namespace cured {
 
 /// Segments of an array of n values: segment s holds values [offsets[s], offsets[s + 1]).
 /// `offsets`: device memory, count + 1 non-decreasing entries in [0, n] (the first need not
 /// be 0; values outside [offsets[0], offsets[count]) belong to no segment).
+///
+/// The pair form, segments::pairs(begins, ends, count): segment s holds values
+/// [begins[s], ends[s]), two device arrays of count entries with begins[0] <= ends[0] <=
+/// begins[1] <= ends[1] <= ... in [0, n]; the values between pairs belong to no segment. With
+/// ends == begins + 1 it is the form of one array.
 struct segments {
-  const std::int64_t* offsets = nullptr;
+  const std::int64_t* offsets = nullptr;  ///< or the begins of the pairs
   std::int64_t count = 0;
+  const std::int64_t* ends = nullptr;  ///< the pair form's ends; null for one array of offsets
+
+  static segments pairs(const std::int64_t* begins, const std::int64_t* ends, std::int64_t count) {
+    if (ends == nullptr) throw_invalid("the ends are a null pointer");
+    return {begins, count, ends};
+  }
+  /// Whether the segments are pairs with ends of their own (not begins + 1).
+  bool paired() const { return ends != nullptr && ends != offsets + 1; }
 };
 
 /// The bits of a segmented reduction's status word; 0 when the offsets were valid.
@@ -100,9 +119,21 @@ struct segment_store {
   }
 };
 
+/// The pair form's store: segment j of the kernel's sequence is pair j / 2 when j is even, and a
+/// gap between pairs, not stored, when odd.
+template <class Store>
+struct pair_store {
+  Store store;
+  template <class Acc>
+  __device__ __forceinline__ void operator()(std::int64_t j, const Acc& a, std::int64_t length) const {
+    if ((j & 1) == 0) store(j >> 1, a, length);
+  }
+};
+
 /// The segments' outputs as exact_rest_kernel walks them; nothing is read after bad offsets.
 struct segment_outputs {
   const std::int64_t* offsets;
+  const std::int64_t* ends;  ///< the pair form's; null for one array of offsets
   std::int64_t count;
   std::int64_t stride;
   const unsigned* status;
@@ -110,7 +141,7 @@ struct segment_outputs {
   __device__ __forceinline__ void output(std::int64_t o, std::int64_t& in_at, std::int64_t& out_at,
                                          std::int64_t& n) const {
     in_at = offsets[o];
-    n = offsets[o + 1] - in_at;
+    n = (ends ? ends[o] : offsets[o + 1]) - in_at;
     out_at = o * stride;
   }
   __device__ __forceinline__ std::int64_t element(std::int64_t i) const { return i; }
@@ -126,6 +157,29 @@ inline void check_status_pointer(const unsigned* p) {
   }
   if (attr.type == cudaMemoryTypeUnregistered || attr.devicePointer == nullptr)
     throw_invalid("the status word is not memory the device can write");
+}
+
+/// Launches segments_kernel (Pairs: its pair form) on `shape`: up to one wave, each block at least
+/// two chunks' items, within the workspace's counters and parts (two per block, after the
+/// blocks' ranges).
+template <bool Pairs, class In, class Acc, class Load, class Op, class Store>
+void segment_kernel_launch(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
+                           Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
+  constexpr unsigned block = segment_policy::block;
+  constexpr auto kernel = device::segments_kernel<segment_policy, Pairs, In, Acc, Load, Op, Store>;
+  constexpr std::int64_t chunk = std::int64_t(block) * segment_policy::items_per_thread<In>;
+  const std::int64_t items = shape.segments + shape.n;
+  std::int64_t grid = wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
+  const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
+  grid = std::min<std::int64_t>(grid, workspace::axis_counters);
+  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
+  device::segment_scratch scratch;
+  scratch.ranges = static_cast<std::int64_t*>(ws.axis_partials());
+  scratch.parts = reinterpret_cast<unsigned*>(scratch.ranges + 2 * grid);
+  scratch.counters = ws.axis_counter();
+  scratch.error = ws.segment_words();
+  scratch.ticket = ws.segment_words() + 1;
+  launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
 }
 
 /// Launches segments_kernel: store(s, reduction, length) for every segment; then
@@ -148,41 +202,35 @@ void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc ide
     use.enqueued();
     return;
   }
-  use.check_pointer(seg.offsets, 2, "the offsets");
+  const bool pairs = seg.paired();
+  if (pairs && !CURED_SEGMENT_PAIRS) throw_invalid("the pair form of segments is left out of this build");
+  use.check_pointer(seg.offsets, 2, pairs ? "the begins" : "the offsets");
+  if (pairs) use.check_pointer(seg.ends, 3, "the ends");
   if (n > 0) use.check_pointer(data, 0, "the values");
   const auto [first_out, last_out] = *outs.begin();
   use.check_pointer(reinterpret_cast<const void*>(first_out), 1, "the output");
   const std::uintptr_t v0 = reinterpret_cast<std::uintptr_t>(data), v1 = v0 + std::uintptr_t(n) * sizeof(In);
   const std::uintptr_t f0 = reinterpret_cast<std::uintptr_t>(seg.offsets),
-                       f1 = f0 + std::uintptr_t(seg.count + 1) * sizeof(std::int64_t);
+                       f1 = f0 + std::uintptr_t(seg.count + (pairs ? 0 : 1)) * sizeof(std::int64_t);
+  const std::uintptr_t e0 = reinterpret_cast<std::uintptr_t>(seg.ends),
+                       e1 = pairs ? e0 + std::uintptr_t(seg.count) * sizeof(std::int64_t) : e0;
   for (const auto& [a, b] : outs) {
     if (a < v1 && v0 < b) throw_invalid("the output overlaps the values");
-    if (a < f1 && f0 < b) throw_invalid("the output overlaps the offsets");
+    if (a < f1 && f0 < b) throw_invalid(pairs ? "the output overlaps the begins" : "the output overlaps the offsets");
+    if (a < e1 && e0 < b) throw_invalid("the output overlaps the ends");
   }
-  constexpr unsigned block = segment_policy::block;
-  constexpr auto kernel = device::segments_kernel<segment_policy, In, Acc, Load, Op, Store>;
-  constexpr std::int64_t chunk = std::int64_t(block) * segment_policy::items_per_thread<In>;
   device::segment_shape shape;
   shape.offsets = seg.offsets;
-  shape.segments = seg.count;
+  shape.ends = pairs ? seg.ends : nullptr;
+  shape.segments = pairs ? 2 * seg.count - 1 : seg.count;  // (pairs: with the gaps between them)
   shape.n = n;
   shape.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.stream_first = double(n) * sizeof(In) <= double(device::stream_first_limit) * double(ws.l2_bytes());
-  // Up to one wave, each block at least two chunks' items, within the workspace's counters and
-  // parts (two per block, after the blocks' ranges).
-  const std::int64_t items = seg.count + n;
-  std::int64_t grid = wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
-  const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
-  grid = std::min<std::int64_t>(grid, workspace::axis_counters);
-  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
-  device::segment_scratch scratch;
-  scratch.ranges = static_cast<std::int64_t*>(ws.axis_partials());
-  scratch.parts = reinterpret_cast<unsigned*>(scratch.ranges + 2 * grid);
-  scratch.counters = ws.axis_counter();
-  scratch.error = ws.segment_words();
-  scratch.ticket = ws.segment_words() + 1;
-  launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
+  if constexpr (CURED_SEGMENT_PAIRS) {
+    if (pairs) segment_kernel_launch<true>(data, shape, identity, load, op, pair_store<Store>{store}, ws, stream, word);
+  }
+  if (!pairs) segment_kernel_launch<false>(data, shape, identity, load, op, store, ws, stream, word);
   then(shape, word);
   const cudaError_t launch_error = cudaGetLastError();
   use.enqueued();  // before throwing: a launched kernel must still be tracked
@@ -256,9 +304,9 @@ void segment_exact(const T* values, std::int64_t n, const segments& seg, const O
   const auto rest = [&](const device::segment_shape& shape, const unsigned* word) {
     constexpr unsigned block = axis_policy::block;
     constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, segment_outputs>;
-    const std::int64_t grid = wave_grid<kernel>(ceil_div(shape.segments, block), block, ws.device(), ws.sm_count());
+    const std::int64_t grid = wave_grid<kernel>(ceil_div(seg.count, block), block, ws.device(), ws.sm_count());
     launch_kernel(kernel, launch_shape{grid, 1, block}, stream, values,
-                  segment_outputs{shape.offsets, shape.segments, o.strides[0], word}, o.data, st);
+                  segment_outputs{shape.offsets, shape.ends, seg.count, o.strides[0], word}, o.data, st);
   };
   segment_launch(values, n, seg, ex::axis_identity, ex::widen_load{}, ex::bounded_plus{},
                  segment_store<ex::exact_store<Out>>{{o.data, st, 0}, o.strides[0]}, {bytes_of(o)}, ws, stream, status,

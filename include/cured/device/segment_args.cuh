@@ -13,15 +13,32 @@ namespace cured::device {
 inline constexpr unsigned segment_offsets_decrease = 1;  ///< some offset is below the one before it
 inline constexpr unsigned segment_offsets_outside = 2;   ///< offsets[0] < 0 or offsets[count] > n
 
-/// A segmented reduction, as its kernel takes it.
+/// A segmented reduction, as its kernel takes it: a non-decreasing sequence of offsets,
+/// segment j holding the values [offset(j), offset(j + 1)). The pair form (ends not null) is the
+/// sequence begins[0], ends[0], begins[1], ends[1], ...: its even segments are the pairs, its odd
+/// ones the gaps between them, whose results are not stored.
 struct segment_shape {
-  const std::int64_t* offsets = nullptr;  ///< segments + 1 of them
-  std::int64_t segments = 0;
+  const std::int64_t* offsets = nullptr;  ///< segments + 1 of them, or the begins of the pairs
+  const std::int64_t* ends = nullptr;     ///< the ends of the pairs; null for one array of offsets
+  std::int64_t segments = 0;              ///< of the sequence: 2 * pairs - 1 in the pair form
   std::int64_t n = 0;         ///< the values' count
   bool vectors = false;       ///< the values may be read as 16-byte vectors (aligned to their size)
   bool stream_first = false;  ///< l2_policy of the runs' loads
   bool async_copy = false;    ///< the values may be staged by 4- or 8-byte asynchronous copies
+
+  /// Offset j of the sequence (Pairs: the pair form, ends not null).
+  template <bool Pairs>
+  __device__ __forceinline__ std::int64_t offset(std::int64_t j) const {
+    if constexpr (Pairs) return __ldg((j & 1 ? ends : offsets) + (j >> 1));
+    else return __ldg(offsets + j);
+  }
 };
+
+/// Whether segment j of the sequence is a gap between pairs (its values need not be read).
+template <bool Pairs>
+__device__ __forceinline__ bool is_gap(std::int64_t j) {
+  return Pairs && (j & 1) != 0;
+}
 
 /// The kernel's state in the workspace, zero between launches where it says so.
 struct segment_scratch {

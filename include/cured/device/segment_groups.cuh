@@ -33,17 +33,18 @@ __device__ __forceinline__ int group_lanes(std::int64_t elements, std::int64_t e
 /// one is walked instead (its group would keep the others of its block waiting).
 __device__ __forceinline__ int group_longest(int g) { return 8 * g; }
 
-/// emit(e, part, count) in the first lane of segment e's group, for e in [0, k): part is op over
-/// load(index, value) of the segment's `count` values in the chunk, index the value's place in
-/// its segment, which for segment 0 starts at `head_before` (its values before the chunk).
-/// Every thread of the block calls it, with the same k and g.
+/// emit(e, part, count) in the first lane of segment e's group, for e = first, first + by, ...
+/// below k (by 2 takes every other segment: the pairs of the pair form, not the gaps between
+/// them): part is op over load(index, value) of the segment's `count` values in the chunk,
+/// index the value's place in its segment, which for segment 0 starts at `head_before` (its
+/// values before the chunk). Every thread of the block calls it, with the same arguments.
 template <unsigned B, class Acc, class Elem, class Load, class Op, class Emit>
-__device__ __forceinline__ void reduce_in_groups(const int* positions, const Elem* elements, int k, int g,
-                                                 std::int64_t head_before, Acc identity, Load load, Op op,
+__device__ __forceinline__ void reduce_in_groups(const int* positions, const Elem* elements, int k, int first, int by,
+                                                 int g, std::int64_t head_before, Acc identity, Load load, Op op,
                                                  Emit emit) {
   const int t = int(threadIdx.x), lane = t & (g - 1), groups = int(B) / g;
-  for (int e0 = 0; e0 < k; e0 += groups) {
-    const int e = e0 + t / g;
+  for (int e0 = first; e0 < k; e0 += groups * by) {
+    const int e = e0 + t / g * by;
     Acc acc = identity;
     int lo = 0, hi = 0;
     if (e < k) {

@@ -1,9 +1,10 @@
 #pragma once
-// The segmented reductions' kernel: store(s, reduction of values[offsets[s], offsets[s + 1]),
-// length) for every segment s, balanced over blocks by elements and segment ends alike.
+// The segmented reductions' kernel: store(s, reduction of values[offset(s), offset(s + 1)),
+// length) for every segment s (segment_args.cuh: one array of offsets, or begin and end pairs
+// with the gaps between them), balanced over blocks by elements and segment ends alike.
 //
 // The values and the segment ends merge into one sequence of items (the end of segment j
-// comes before value i when offsets[j + 1] <= i: it is item j + offsets[j + 1] - offsets[0]).
+// comes before value i when offset(j + 1) <= i: it is item j + offset(j + 1) - offset(0)).
 // Each block of one wave takes an equal range of items, finds its first end with a block-wide
 // search (block/partition_point.cuh) and walks from segment to segment:
 //  - Policy::run_min values or more, the rest of the range, or what is left of a segment begun
@@ -15,8 +16,9 @@
 //    start and end among them, and a segmented scan over the threads brings it what came before
 //    its first end. The chunk ends at its last end.
 // A segment cut by a range is combined by the last of its blocks to arrive, in block order
-// (grid/split_combine.cuh). Every order of combination depends only on the offsets and the
-// launch: results are bit-identical run to run.
+// (grid/split_combine.cuh); a gap between pairs is passed over unread unless short among short
+// pairs. Every order of combination depends only on the offsets and the launch: results are
+// bit-identical run to run.
 //
 // The offsets are read once, each by the chunk or walk that meets it, and checked against the
 // one before it; the last block checks that the blocks' ranges of ends meet. So offsets that
@@ -36,7 +38,7 @@
 
 namespace cured::device {
 
-template <class Policy, class In, class Acc, class Load, class Op, class Store>
+template <class Policy, bool Pairs, class In, class Acc, class Load, class Op, class Store>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
     segments_kernel(const In* __restrict__ in, const segment_shape shape, Acc identity, Load load, Op op, Store store,
                     segment_scratch scratch, unsigned* status) {
@@ -57,9 +59,10 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   __shared__ Acc carry;      // the open segment's part from the block's start or last end
   __shared__ Acc head_part;  // the block's first segment, when it started in an earlier block
   const unsigned t = threadIdx.x, lane = t % 32, w = t / 32;
-  const std::int64_t* off = shape.offsets;
+  const auto off = [&](std::int64_t j) { return shape.template offset<Pairs>(j); };
+  constexpr int by = Pairs ? 2 : 1;  // (the pair form's pairs: every other segment, between the gaps)
   const std::int64_t S = shape.segments, G = gridDim.x, b = blockIdx.x;
-  const std::int64_t o0 = __ldg(off), oS = __ldg(off + S);
+  const std::int64_t o0 = off(0), oS = off(S);
   unsigned error = (o0 < 0 || oS > shape.n || oS < o0) ? segment_offsets_outside : 0u;
   // The block's items [D0, D1) and the segment ends it walked [first, s).
   std::int64_t first = S, s = S;
@@ -67,11 +70,11 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
     const std::int64_t total = S + (oS - o0), per = (total + G - 1) / G;
     const std::int64_t D0 = smaller(total, b * per), D1 = smaller(total, D0 + per);
     if (D0 < D1) {
-      first = block::partition_point<B>(0, S, [&](std::int64_t j) { return j + (__ldg(off + j + 1) - o0) < D0; });
+      first = block::partition_point<B>(0, S, [&](std::int64_t j) { return j + (off(j + 1) - o0) < D0; });
       s = first;
       std::int64_t d = D0, i = o0 + D0 - first;  // the next item, the next element
-      std::int64_t begin = __ldg(off + s);       // the open segment's first element
-      if (s >= S || i < o0 || i > oS || begin > i || __ldg(off + s + 1) < i) error = segment_offsets_decrease;
+      std::int64_t begin = off(s);                // the open segment's first element
+      if (s >= S || i < o0 || i > oS || begin > i || off(s + 1) < i) error = segment_offsets_decrease;
       const bool head_from_before = !error && begin < i;  // the first segment has elements in earlier blocks
       bool head_open = true;
       Acc run = identity;  // this thread's part of the open segment, from runs
@@ -82,31 +85,29 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
       bool many = false;                           // the last chunk had Block ends or more
       while (!error && d < D1) {
-        if (s >= S) {  // elements after the last end
-          error = segment_offsets_decrease;
-          break;
-        }
-        const std::int64_t next_end = known_for == s ? known_end : __ldg(off + s + 1);  // the open segment's end
+        // The open segment's end (-1, an error below, for values after the last end).
+        const std::int64_t next_end = s >= S ? -1 : known_for == s ? known_end : off(s + 1);
         const std::int64_t gap = next_end - i;
         if (gap < 0 || next_end > oS) {
           error = segment_offsets_decrease;
           break;
         }
         const bool fresh = i == begin;  // nothing of the open segment read yet
-        if (gap >= run_min || d + gap >= D1 || (!fresh && gap >= warp_min)) {
+        const bool pass = is_gap<Pairs>(s) && (gap >= warp_min || off(s + 2) - next_end >= warp_min);  // unread
+        if (pass || gap >= run_min || d + gap >= D1 || (!fresh && gap >= warp_min)) {
           // A run (the next segment's end fetched meanwhile).
           const std::int64_t len = smaller(gap, D1 - d);
           if (s + 1 < S) {
             known_for = s + 1;
-            known_end = __ldg(off + s + 2);
+            known_end = off(s + 2);
           }
-          reduce_row(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
+          if (!is_gap<Pairs>(s)) reduce_row(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
           run_dirty = true;
           i += len;
           d += len;
           if (d == D1) break;
           // Its end is in the range: close it.
-          const Acc r = block::reduce<B>(run, op, tmp);
+          const Acc r = is_gap<Pairs>(s) ? identity : block::reduce<B>(run, op, tmp);
           if (t == 0) {
             const Acc value = op(carry, r);
             if (head_open && head_from_before) head_part = value;
@@ -125,18 +126,18 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         if (gap >= warp_min) {
           // Medium segments from here, as many as follow one another in the range (up to Block).
           const std::int64_t j = s + t;
-          const std::int64_t e = j < S ? __ldg(off + j + 1) : 0;
+          const std::int64_t e = j < S ? off(j + 1) : 0;
           window[t] = e;
           if (t == 0) group = B;
           __syncthreads();
           const std::int64_t length = e - (t ? window[t - 1] : i);
-          const bool medium = j < S && length >= warp_min && length < run_min && e <= oS &&
+          const bool medium = j < S && (length >= warp_min || is_gap<Pairs>(j)) && length < run_min && e <= oS &&
                               std::int64_t(t) + (e - i) < D1 - d;
           if (!medium) atomicMin(&group, t);
           __syncthreads();
           const unsigned g = group;
           if (g > 0) {
-            for (unsigned q = w; q < g; q += warps) {
+            for (unsigned q = unsigned(s & (by - 1)) + w * by; q < g; q += warps * by) {  // (no warp for a gap)
               const std::int64_t a = q ? window[q - 1] : i, z = window[q];
               Acc acc = identity;
               reduce_row(acc, in + a, z - a, 1, 0, 1, lane, 32, shape.vectors, l2, load, op);
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
 #pragma unroll
           for (int u = 0; u < W; ++u) {
             const std::int64_t j = s + t + (r0 + u) * B;
-            at[u] = j < S ? __ldg(off + j + 1) : std::int64_t(1) << 62;
+            at[u] = j < S ? off(j + 1) : std::int64_t(1) << 62;
           }
 #pragma unroll
           for (int u = 0; u < W; ++u) {
@@ -192,19 +193,18 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         // The chunk ends at its last end: the next step starts on a segment's first value.
         const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
         const std::int64_t m = used - k;  // the chunk's elements
+        __pipeline_wait_prior(0);
         if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
-          __pipeline_wait_prior(0);
           error = segment_offsets_decrease;
           break;
         }
-        __pipeline_wait_prior(0);
         __syncthreads();
-        const int g = group_lanes(m, k);  // (lanes per segment, if no segment is too long for them)
+        const int first_pair = int(s & (by - 1)), g = group_lanes(m, Pairs ? (k - first_pair + 2) / 2 : k);
         bool bad = false, longer = g == 0;
         for (int e = int(t); e < k; e += int(B)) {
           const int before = e ? positions[e - 1] : -1;
           bad |= positions[e] < 0 || positions[e] <= before;
-          longer |= positions[e] - before - 1 > group_longest(g);
+          longer |= ((e - first_pair) & (by - 1)) == 0 && positions[e] - before - 1 > group_longest(g);
         }
         if (__syncthreads_or(bad)) {
           error = segment_offsets_decrease;
@@ -219,7 +219,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           __syncthreads();
         }
         if (grouped) {  // (thread 0, the first group's first lane, reads carry before it resets it)
-          reduce_in_groups<B>(positions, elements, int(k), g, i - begin, identity, load, op, [&](int e, Acc p, int c) {
+          reduce_in_groups<B>(positions, elements, int(k), first_pair, by, g, i - begin, identity, load, op,
+                              [&](int e, Acc p, int c) {
             if (e > 0) store(s + e, p, c);
             else if (head_open && head_from_before) head_part = op(carry, p);
             else store(s, op(carry, p), i + c - begin);
@@ -313,7 +314,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         if (t == 0) carry = op(carry, r);
       }
       __syncthreads();
-      const auto block_of_end = [&](std::int64_t j) { return (j + (__ldg(off + j + 1) - o0)) / per; };
+      const auto block_of_end = [&](std::int64_t j) { return (j + (off(j + 1) - o0)) / per; };
       const auto join = [&](std::int64_t slot, const Acc* part, std::int64_t from, std::int64_t to,
                             std::int64_t segment) {
         if (t == 0) store_part(scratch.parts, slot, *part);
@@ -325,12 +326,12 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         for (std::int64_t q = from + t * each; q < smaller(to + 1, from + (t + 1) * each); ++q)
           r = op(r, load_part<Acc>(scratch.parts, q == from ? 2 * q + 1 : 2 * q));
         r = block::reduce<B>(r, op, tmp);
-        if (t == 0) store(segment, r, __ldg(off + segment + 1) - __ldg(off + segment));
+        if (t == 0) store(segment, r, off(segment + 1) - off(segment));
         __syncthreads();
       };
       if (!error && head_from_before) {
         // The first segment began in an earlier block: a middle part here (no end) or its last.
-        const std::int64_t from = (first + __ldg(off + first) - o0) / per;
+        const std::int64_t from = (first + off(first) - o0) / per;
         const std::int64_t to = head_open ? block_of_end(first) : b;
         if (from >= 0 && from < b && to >= b && to < G) join(2 * b, head_open ? &carry : &head_part, from, to, first);
         else error = segment_offsets_decrease;

@@ -51,6 +51,7 @@ void print_list() {
     std::printf("  step%-2d   %s: %s\n", s.number, std::string(s.title).c_str(), std::string(s.change).c_str());
   std::printf("  cured           the library's asynchronous form (cured::sum_async ...), one launch\n");
   std::printf("  cured-blocking  the library's blocking form (cured::sum ...): launch, copy back, synchronize\n");
+  std::printf("  cured-pairs     segmented workloads only: the segments as begin and end pairs\n");
   std::printf("  cub      cub::DeviceReduce (temporary storage allocated once, outside the timing)\n");
   std::printf("  cublas   cuBLAS's cublasSdot/cublasDdot (the dot op; handle created outside the timing)\n");
   std::printf("  thrust   thrust::reduce, as users call it (its allocation and synchronization timed)\n");

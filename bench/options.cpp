@@ -18,13 +18,15 @@ constexpr std::int64_t size_limit = std::int64_t(1) << 62;
 using u128 = unsigned __int128;
 constexpr u128 u128_max = ~u128(0);
 
-constexpr std::array<std::string_view, 18> impl_list = {
+constexpr std::array<std::string_view, 19> impl_list = {
     "step1", "step2",          "step3", "step4",  "step5",  "step6", "step7", "step8",  "step9",
-    "step10", "cured", "cured-blocking", "cub", "cublas", "thrust", "floor", "cpu", "cpu-mt"};
+    "step10", "cured", "cured-blocking", "cured-pairs", "cub", "cublas", "thrust", "floor", "cpu", "cpu-mt"};
+/// The implementations of segmented workloads only (left out of the others' "all").
+constexpr std::string_view segments_only_impl = "cured-pairs";
 /// The implementations of axis workloads, in impl_list's order.
 constexpr std::array<std::string_view, 3> axis_impl_list = {"cured", "cub", "floor"};
 /// The implementations of segmented workloads, in impl_list's order.
-constexpr std::array<std::string_view, 3> segment_impl_list = {"cured", "cub", "floor"};
+constexpr std::array<std::string_view, 4> segment_impl_list = {"cured", "cured-pairs", "cub", "floor"};
 constexpr std::array<std::string_view, 6> data_list = {"exact", "normal", "spread", "cancel", "boundary", "subnormal"};
 
 /// The names of bench/types.txt's types, in its order.
@@ -666,7 +668,9 @@ options parse_options(int argc, const char* const* argv) {
       throw parse_error("size 0 has no segments (" + mode + " takes sizes of at least 1)");
     opt.segment_workloads =
         segment_workloads_of(opt.sizes, opt.segments_grid ? default_segment_grid() : *segments_arg, opt.segments_grid);
-    opt.impls = axis_names(impl_list_arg.value_or("all"), segment_impl_list, "implementation", mode, "segmented workloads");
+    // (the pair form only when asked for: it times cured's call again on the same segments)
+    opt.impls = axis_names(impl_list_arg.value_or("cured,cub,floor"), segment_impl_list, "implementation", mode,
+                           "segmented workloads");
     opt.ops = ops_arg ? axis_names(*ops_arg, segment_op_names_in_order, "op", mode, "segmented workloads")
                       : std::vector<std::string>{"sum"};
     if (!types_given) opt.types = {"float", "int32"};
@@ -753,9 +757,11 @@ options parse_options(int argc, const char* const* argv) {
     if (item == "all" || item == "ladder") {
       ladder_group = true;
       if (item == "all")
-        for (std::size_t i = step_count; i < impl_list.size(); ++i) chosen[i] = true;
+        for (std::size_t i = step_count; i < impl_list.size(); ++i) chosen[i] = impl_list[i] != segments_only_impl;
       continue;
     }
+    if (item == segments_only_impl)
+      throw parse_error("implementation " + quoted(item) + " applies to segmented workloads only (--segments)");
     chosen[std::size_t(std::find(impl_list.begin(), impl_list.end(), item) - impl_list.begin())] = true;
   }
   if (steps_arg) {
@@ -851,9 +857,10 @@ segmented workloads (the values of --sizes cut into segments by int64 offsets; -
   --segments-grid  uniform:1, uniform:4, uniform:16, ... uniform:4^14 (lengths above n
                    left out), powerlaw, onebig and empty-mixed
   with them, --sizes defaults to 2^24,2^28; --impl takes cured (the library's asynchronous
-                   segmented call), cub (cub::DeviceSegmentedReduce over the offsets) and
+                   segmented call), cured-pairs (the same segments as begin and end
+                   pairs), cub (cub::DeviceSegmentedReduce over the offsets) and
                    floor (a kernel that reads the values and the offsets and writes the
-                   output's bytes)                                        [all]
+                   output's bytes)                          [cured,cub,floor]
   and --ops takes  @SEGMENT_OPS@, or all@SEGMENT_OPS_PAD@[sum]
                    (outputs as with axis workloads; argmin and argmax give the index
                    within the segment, -1 for an empty one)

@@ -5,7 +5,9 @@
 //
 // The offsets of each (size, distribution) are drawn on the host (segment_offsets), copied to
 // the device once and shared by every op and implementation. cured: the library's asynchronous
-// segmented call on a cured::workspace, one launch per sample. cub: cub::DeviceSegmentedReduce
+// segmented call on a cured::workspace, one launch per sample; cured-pairs: the same call with
+// the same segments in the pair form (cured::segments::pairs, the ends a copy of offsets + 1 in
+// an array of their own, so that the pair path runs and reads count more offsets). cub: cub::DeviceSegmentedReduce
 // over the same offsets (the begin offsets, and the end offsets one further), its temporary
 // storage allocated once, untimed. floor: enqueue_read_write over the values and the offsets,
 // and the output's bytes. Every row's bytes are the workload's: the values and the count + 1
@@ -44,6 +46,7 @@ struct segment_case {
   std::int64_t count;                        ///< segments (0 when not drawn)
   const T* values;                           ///< on the device; null when skipped
   const std::int64_t* d_offsets;             ///< on the device; null when skipped
+  const std::int64_t* d_ends;                ///< offsets + 1 in an array of their own, for cured-pairs; or null
   segment_reference<T>* ref;                 ///< null when skipped
   std::string skip;  ///< why the workload does not run ("skipped: ...", "error: ..."); empty when it does
   workspace& ws;
@@ -102,8 +105,9 @@ void run_segment_op(const segment_case<T>& c, context& ctx) {
         }
         return want;
       };
-      if (impl == "cured") {
-        const segments seg{c.d_offsets, count};
+      if (impl == "cured" || impl == "cured-pairs") {
+        const segments seg =
+            impl == "cured" ? segments{c.d_offsets, count} : segments::pairs(c.d_offsets, c.d_ends, count);
         time_row(r, ctx, [&](cudaStream_t s) { E::template cured<T>(c.values, n, seg, out.data(), c.ws, s); });
         r.check = compare_outputs(copy_back(out, count, ctx.stream), expected());
       } else if (impl == "cub") {
@@ -173,19 +177,25 @@ void run_segment_rows(const std::string& type_name, context& ctx) {
     for (const auto& w : ctx.opt.segment_workloads) {
       if (w.n != n) continue;
       std::vector<std::int64_t> offsets;
-      harness::device_buffer<std::int64_t> d_offsets;
+      harness::device_buffer<std::int64_t> d_offsets, d_ends;
+      const bool pairs = std::find(ctx.opt.impls.begin(), ctx.opt.impls.end(), "cured-pairs") != ctx.opt.impls.end();
       std::string wskip = skip;
       try {
         offsets = segment_offsets(w.dist, n, ctx.seed);
         const std::int64_t count = std::int64_t(offsets.size()) - 1;
         ctx.progress(type_name + " n=" + std::to_string(n) + " " + distribution_text(w.dist) + ": " +
                      std::to_string(count) + " segments");
-        // The offsets, cured's output and CUB's (up to 16 bytes an output), 256 MiB to spare.
-        if (wskip.empty()) wskip = device_memory_short(double(count + 1) * 8 + double(count) * 24 + spare);
+        // The offsets (and the ends), cured's output and CUB's (up to 16 bytes an output), 256 MiB to spare.
+        if (wskip.empty()) wskip = device_memory_short(double(count + 1) * 8 + double(count) * (pairs ? 32 : 24) + spare);
         if (wskip.empty()) {
           d_offsets = harness::device_buffer<std::int64_t>(offsets.size());
           CURED_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(), offsets.size() * sizeof(std::int64_t),
                                  cudaMemcpyHostToDevice));
+          if (pairs && count > 0) {
+            d_ends = harness::device_buffer<std::int64_t>(std::size_t(count));
+            CURED_CHECK(cudaMemcpy(d_ends.data(), d_offsets.data() + 1, std::size_t(count) * sizeof(std::int64_t),
+                                   cudaMemcpyDeviceToDevice));
+          }
         }
       } catch (const std::bad_alloc&) {
         if (wskip.empty()) wskip = "skipped: not enough host memory";
@@ -200,6 +210,7 @@ void run_segment_rows(const std::string& type_name, context& ctx) {
                               offsets.empty() ? 0 : std::int64_t(offsets.size()) - 1,
                               wskip.empty() ? d.data() : nullptr,
                               wskip.empty() ? d_offsets.data() : nullptr,
+                              wskip.empty() && d_ends.size() > 0 ? d_ends.data() : nullptr,
                               ref ? &*ref : nullptr,
                               wskip,
                               ws,

@@ -251,7 +251,9 @@ TEST(Options, Defaults) {
 }
 
 TEST(Options, CanonicalNameLists) {
-  EXPECT_EQ(strings(cb::implementation_names().begin(), cb::implementation_names().end()), all_impls);
+  strings names = all_impls;
+  names.insert(names.begin() + 12, "cured-pairs");  // (segmented workloads only: not in the whole-array "all")
+  EXPECT_EQ(strings(cb::implementation_names().begin(), cb::implementation_names().end()), names);
   EXPECT_EQ(cb::type_names().size(), 6u);
   EXPECT_EQ(strings(cb::op_names().begin(), cb::op_names().end()),
             (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax", "exact_dot", "dot", "mean", "var_mean", "aminmax",
@@ -833,7 +835,12 @@ TEST(SegmentOptions, DefaultsAndEachDistribution) {
   EXPECT_EQ(t.seed, 3u);
   EXPECT_EQ(t.fmt, cb::options::format::json);
   EXPECT_EQ(strings(cb::segment_implementation_names().begin(), cb::segment_implementation_names().end()),
-            (strings{"cured", "cub", "floor"}));
+            (strings{"cured", "cured-pairs", "cub", "floor"}));
+  EXPECT_EQ(parse({"--segments", "onebig", "--impl", "cured-pairs,cured"}).impls, (strings{"cured", "cured-pairs"}));
+  EXPECT_EQ(parse({"--segments", "onebig", "--impl", "all"}).impls, (strings{"cured", "cured-pairs", "cub", "floor"}));
+  EXPECT_EQ(parse({}).impls, all_impls);  // the pair form is left out of the whole-array "all"
+  expect_error(error_of({"--impl", "cured-pairs"}), "'cured-pairs'", "segmented workloads only");
+  expect_error(error_of({"--shape", "4x4", "--axes", "1", "--impl", "cured-pairs"}), "'cured-pairs'");
   EXPECT_EQ(strings(cb::segment_op_names().begin(), cb::segment_op_names().end()),
             (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax"}));
   // the last --segments wins
@@ -856,7 +863,7 @@ TEST(SegmentOptions, Errors) {
   expect_error(error_of({"1M", "--segments", "onebig"}), "'1M'", "does not apply with --segments");
   expect_error(error_of({"--segments", "onebig", "--data", "normal"}), "--data normal", "exact");
   expect_error(error_of({"--segments", "onebig", "--impl", "thrust"}), "'thrust'",
-               "does not run on segmented workloads (--segments takes cured, cub, floor)");
+               "does not run on segmented workloads (--segments takes cured, cured-pairs, cub, floor)");
   expect_error(error_of({"--segments-grid", "--impl", "ladder"}), "'ladder'", "(--segments-grid takes");
   expect_error(error_of({"--segments", "onebig", "--impl", "foo"}), "'foo'", "unknown implementation");
   expect_error(error_of({"--segments", "onebig", "--ops", "median"}), "'median'", "unknown op");

@@ -1,6 +1,6 @@
 // Segmented reductions: the rows of a CSR matrix (sums, maxima, the column of each row's
-// maximum), exact row sums, the asynchronous form with its status word, and bad offsets
-// reported. Needs a CUDA device; without one it says so and exits with 77, which ctest
+// maximum), exact row sums, the asynchronous form with its status word, bad offsets reported,
+// and padded sequences given as begin and end pairs. Needs a CUDA device; without one it says so and exits with 77, which ctest
 // reports as skipped.
 
 #include <cured/cured.cuh>
@@ -83,6 +83,23 @@ void run() {
   CURED_CHECK(cudaStreamSynchronize(stream));
   expect(status == cured::offsets_decrease, "status of bad offsets", status, cured::offsets_decrease);
 
+  // Begin and end pairs: sequences padded to slots of 4 values, of lengths 2, 3 and 0.
+  const std::vector<float> h_padded = {1, 2, 0, 0, 3, 4, 5, 0, 0, 0, 0, 0};
+  const std::vector<std::int64_t> h_begins = {0, 4, 8}, h_ends = {2, 7, 8};
+  float* d_padded = to_device(h_padded);
+  std::int64_t* d_begins = to_device(h_begins);
+  std::int64_t* d_ends = to_device(h_ends);
+  // docs:begin segments-pairs
+  const auto pairs = cured::segments::pairs(d_begins, d_ends, 3);   // segment r: [begins[r], ends[r])
+  cured::sum(d_padded, 12, pairs, d_sums);                          // 3, 12, 0: the padding is in none
+  // docs:end segments-pairs
+  CURED_CHECK(cudaMemcpy(sums.data(), d_sums, 3 * sizeof(float), cudaMemcpyDeviceToHost));
+  const float want_padded[] = {3, 12, 0};
+  for (int r = 0; r < 3; ++r) expect(sums[r] == want_padded[r], "sum over pairs", sums[r], want_padded[r]);
+
+  CURED_CHECK(cudaFree(d_padded));
+  CURED_CHECK(cudaFree(d_begins));
+  CURED_CHECK(cudaFree(d_ends));
   CURED_CHECK(cudaFree(d_values));
   CURED_CHECK(cudaFree(d_offsets));
   CURED_CHECK(cudaFree(d_bad));

@@ -9,7 +9,8 @@ For each (type, op) a table with one line per (size, distribution): the segments
 (the values and offsets read plus the outputs written, over the cold time), its % of floor (the
 floor's time over cured's, cold: the floor is a kernel that reads the values and the offsets and
 writes the output's bytes, in the same run) and CUB's time over cured's (below 1: cured is slower
-than CUB there). Then every target, met or MISSED, with its worst case:
+than CUB there); with cured-pairs rows (cured-bench --impl cured,cured-pairs,...), a last column
+of the pair form's time over cured's on the same segments. Then every target, met or MISSED, with its worst case:
 sum, min and max of float, int32 and double >= 85% of floor on every distribution at 2^28
 elements and >= 70% at 2^24; argmin, argmax and exact_sum >= 75% at 2^28; cured at least as fast
 as CUB wherever CUB ran, and at least 20x as fast at uniform:268435456 (one segment of 2^28) and
@@ -145,19 +146,26 @@ def summary(doc):
     met, missed = 0, 0
     lines = opening_lines(doc, rows, "Segmented workloads", where)
     target_lines = []
+    has_pairs = any(r["impl"] == "cured-pairs" for r in rows)
     for (type_name, op), workloads in groups(rows).items():
         lines.append(f"#### {type_name} {op}\n")
-        lines.append("| n | dist | segments | cured GB/s | % of floor | target | CUB / cured |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|")
+        lines.append("| n | dist | segments | cured GB/s | % of floor | target | CUB / cured |"
+                     + (" pairs / cured |" if has_pairs else ""))
+        lines.append("|---|---|---:|---:|---:|---:|---:|" + ("---:|" if has_pairs else ""))
         for (n, dist), impls in workloads.items():
             cured = impls.get("cured")
             ok = cured is not None and usable(cured)
             cub_ok = ok and "cub" in impls and usable(impls["cub"])
             segments = next(iter(impls.values())).get("segments")
             target = floor_target(type_name, op, n)
-            lines.append(f"| {size_class(n)} | {dist} | {segments} | {fmt(cured.get('gbps') if ok else None)} | "
-                         f"{fmt(cured.get('pct_floor') if ok else None)} | {fmt(target, 0) if target else '-'} | "
-                         f"{fmt(cured.get('vs_cub') if cub_ok else None, 2)} |")
+            line = (f"| {size_class(n)} | {dist} | {segments} | {fmt(cured.get('gbps') if ok else None)} | "
+                    f"{fmt(cured.get('pct_floor') if ok else None)} | {fmt(target, 0) if target else '-'} | "
+                    f"{fmt(cured.get('vs_cub') if cub_ok else None, 2)} |")
+            if has_pairs:
+                pairs = impls.get("cured-pairs")
+                pairs_ok = ok and pairs is not None and usable(pairs) and (cured.get("cold_ms") or 0) > 0
+                line += f" {fmt(pairs['cold_ms'] / cured['cold_ms'] if pairs_ok else None, 2)} |"
+            lines.append(line)
         lines.append("")
         for text, ok, value, unit, row, count in targets(type_name, op, workloads):
             target_lines.append(f"- {text}: {'met' if ok else 'MISSED'} (worst {fmt(value, 2 if unit == 'x' else 1)}"

@@ -67,6 +67,18 @@ class SegmentsTableTest(unittest.TestCase):
         self.assertEqual((met, missed), (3, 1))
         self.assertTrue(lines[-1].startswith("- targets: 3 met, 1 MISSED"))
 
+    def test_pairs_column(self):
+        rows = workload(BIG, "uniform:4", 1.0, 50.0) + workload(BIG, "powerlaw", 1.0, 80.0)
+        rows.append(row("cured-pairs", BIG, "uniform:4", 2.0 * 1.4, 50.0 / 1.4))
+        rows.append(row("cured-pairs", BIG, "powerlaw", 1.25, 80.0, check="wrong: segment 3"))
+        lines, _, _ = segments_table.summary(report(rows))
+        self.assertTrue(line_of(lines, "| n | dist |").endswith("| CUB / cured | pairs / cured |"))
+        self.assertTrue(line_of(lines, "| 2^28 | uniform:4 |").endswith("| - | 1.40 |"))
+        self.assertTrue(line_of(lines, "| 2^28 | powerlaw |").endswith("| - | - |"))  # a wrong row gives no ratio
+        # without pair rows, no such column
+        lines, _, _ = segments_table.summary(report(workload(BIG, "uniform:4", 1.0, 50.0)))
+        self.assertTrue(line_of(lines, "| n | dist |").endswith("| CUB / cured |"))
+
     def test_targets_per_op_and_type(self):
         rows = (workload(BIG, "onebig", 1.0, 76.0, 0.8, op="argmax") + workload(MID, "onebig", 0.1, 10.0, op="argmax")
                 + workload(BIG, "onebig", 1.0, 74.0, op="exact_sum")

@@ -9,6 +9,7 @@
 // sizes ascending; axis workloads in the order given (the grid's: by size, then axis, then rows);
 // segmented workloads by size, then distribution in the order given (the grid's).
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -47,7 +48,7 @@ struct segment_workload {
 };
 
 struct options {
-  std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cub, thrust, floor, cpu, cpu-mt
+  std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cured-pairs, cub, cublas, thrust, floor, cpu, cpu-mt
   std::vector<int> steps;           ///< the ladder steps in impls, ascending (empty when no step is selected)
   int block = 256;                  ///< threads per block for the ladder steps: a power of two in [32, 1024]
   std::vector<std::int64_t> sizes;  ///< element counts, ascending (empty when workloads is not; segmented workloads': theirs)
@@ -74,6 +75,8 @@ struct options {
   bool axis_mode() const { return !workloads.empty(); }
   /// The run times segmented workloads (cured, cub and floor over segment_workloads).
   bool segment_mode() const { return !segment_workloads.empty(); }
+  /// Implementation `name` is among impls.
+  bool selected(std::string_view name) const { return std::find(impls.begin(), impls.end(), name) != impls.end(); }
 };
 
 /// A bad command line; what() is one line naming the bad value.

@@ -25,10 +25,6 @@
 
 namespace cured::bench {
 
-inline bool selected(const options& opt, const std::string& name) {
-  return std::find(opt.impls.begin(), opt.impls.end(), name) != opt.impls.end();
-}
-
 template <class T>
 void run_rows(const std::string& type_name, context& ctx) {
   const data_family data = ctx.opt.data;
@@ -37,7 +33,7 @@ void run_rows(const std::string& type_name, context& ctx) {
     return;
   }
   auto impls = implementations<T>(ctx);
-  std::erase_if(impls, [&](const implementation<T>& im) { return !selected(ctx.opt, im.name) || (im.on_gpu && !ctx.gpu); });
+  std::erase_if(impls, [&](const implementation<T>& im) { return !ctx.opt.selected(im.name) || (im.on_gpu && !ctx.gpu); });
   if (impls.empty()) return;
   const bool need_host = std::any_of(impls.begin(), impls.end(), [](const auto& im) { return !im.on_gpu; });
   for (const std::int64_t n : ctx.opt.sizes) {

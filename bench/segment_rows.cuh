@@ -1,5 +1,5 @@
 #pragma once
-// The segment rows of one element type: every selected implementation (cured, cub, floor) x op x
+// The segment rows of one element type: every selected implementation (cured, cured-pairs, cub, floor) x op x
 // segmented workload, on one fresh input of the exact family per size (the distributions of a
 // size share it), each result checked segment by segment against the CPU reference.
 //
@@ -156,6 +156,7 @@ void run_segment_rows(const std::string& type_name, context& ctx) {
   const double spare = double(std::size_t(256) << 20);
   workspace ws;
   harness::device_buffer<unsigned> sink(1);
+  const bool pairs = ctx.opt.selected("cured-pairs");  // (its ends: offsets + 1 in an array of their own)
   for (const std::int64_t n : ctx.opt.sizes) {
     // The values, shared by the size's distributions.
     harness::device_buffer<T> d;
@@ -178,7 +179,6 @@ void run_segment_rows(const std::string& type_name, context& ctx) {
       if (w.n != n) continue;
       std::vector<std::int64_t> offsets;
       harness::device_buffer<std::int64_t> d_offsets, d_ends;
-      const bool pairs = std::find(ctx.opt.impls.begin(), ctx.opt.impls.end(), "cured-pairs") != ctx.opt.impls.end();
       std::string wskip = skip;
       try {
         offsets = segment_offsets(w.dist, n, ctx.seed);

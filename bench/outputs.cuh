@@ -84,10 +84,16 @@ constexpr bool op_takes() {
   else return true;
 }
 
-/// Whether op entry E has a CUB peer (a `cub` entry).
+/// Whether op entry E has a CUB peer: a `from_cub`, which reads CUB's output (and, for segments,
+/// the segment's length) as cured's. Asked with a call: nvcc's front end holds the address of a
+/// function template's specialization in a requires-expression unsatisfied where the host
+/// compiler does not, so the CUB calls would reach the host code without their kernels in the
+/// device code (every CUB row failing with cudaErrorInvalidResourceHandle).
 template <class E>
 constexpr bool op_has_cub() {
-  return requires { &E::template from_cub<float>; };
+  using cub_output = const typename E::template cub_out<float>&;
+  return requires(cub_output x) { E::template from_cub<float>(x); } ||
+         requires(cub_output x, std::int64_t length) { E::template from_cub<float>(x, length); };
 }
 
 /// Whether an op table (a std::tuple of entries) names its ops in the order of `order`.

@@ -100,6 +100,12 @@ using segment_op_entries = std::tuple<segment_sum_op, segment_exact_op, segment_
 static_assert(ops_named_in_order(std::type_identity<segment_op_entries>{}, segment_op_names_in_order),
               "segment_op_entries and segment_op_names_in_order disagree");
 
+// Every pass of nvcc (its front end, for the device code and the host stubs, and the host
+// compiler) must agree on which ops have a CUB peer, or the peer's kernels are left out.
+static_assert(op_has_cub<segment_sum_op>() && op_has_cub<segment_extreme_op<true>>() && op_has_cub<segment_arg_op<false>>() &&
+                  !op_has_cub<segment_exact_op>(),
+              "segment_op_entries: sum, min, max, argmin and argmax have CUB peers, exact_sum has none");
+
 /// Calls f(std::type_identity<E>{}) for the entry E of segment_op_entries named `name`; false
 /// when none is.
 template <class F>

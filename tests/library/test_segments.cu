@@ -341,6 +341,32 @@ TYPED_TEST(Segments, Distributions) {
   check_ops<T>(values_of<T>(n, 13, true), empty_mixed_offsets(n, 13), "empty-mixed");
 }
 
+TYPED_TEST(Segments, RunsOfShortSegments) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  // Runs of 1 to 3000 segments of 0 to `most` values (a thread each when 64 or more follow one
+  // another), each run ended by one of most + 1, 300 or 9000 values; misaligned values in round 1.
+  constexpr std::int64_t most = cured::detail::segment_policy::short_max<T>;
+  const std::int64_t n = fits(1 << 21) ? (1 << 21) : 5000;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::int64_t> lengths;
+    std::int64_t total = 0;
+    for (std::uint64_t i = 0; total < n; ++i) {
+      const std::uint64_t b = cured::random::bits(40 + round, i);
+      const std::int64_t run = 1 + std::int64_t(b % 3000), longer = b >> 20 & 1 ? most + 1 : b >> 21 & 1 ? 300 : 9000;
+      for (std::int64_t s = 0; s < run && total < n; ++s) {
+        const auto l = std::min<std::int64_t>(std::int64_t(cured::random::bits(50 + round, total) % (most + 1)), n - total);
+        lengths.push_back(l);
+        total += l;
+      }
+      lengths.push_back(std::min(longer, n - total));
+      total += lengths.back();
+    }
+    check_ops<T>(values_of<T>(n, 60 + round, true), offsets_of(lengths), "runs of short segments, round " +
+                 std::to_string(round), round);
+  }
+}
+
 TYPED_TEST(Segments, RandomOffsetsNotFromZero) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;

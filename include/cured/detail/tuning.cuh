@@ -57,6 +57,14 @@ struct segment_policy {
   /// than the chunks).
   static constexpr long long run_min = 8192;
   static constexpr long long warp_min = 256;
+  /// Segments of at most this many values (64 bytes, 16 values at most), Block / 4 or more in a
+  /// row, are taken a thread each (device/segment_threads.cuh), short_rounds of them per thread
+  /// at once. (16 doubles: 0.60x the speed of 8 on segments of 16, 2^28 doubles; 16 floats:
+  /// 1.19x, float argmax 2.27x.)
+  template <class In>
+  static constexpr long long short_max = sizeof(In) >= 8 ? 8 : 16;
+  template <class Acc>
+  static constexpr int short_rounds = sizeof(Acc) <= 8 ? 4 : sizeof(Acc) <= 16 ? 2 : 1;
 };
 
 /// exact_sum's kernels run blocks of Block = 128 or 256 threads (256 unless a test asks).

@@ -32,6 +32,11 @@ struct segment_shape {
     if constexpr (Pairs) return __ldg((j & 1 ? ends : offsets) + (j >> 1));
     else return __ldg(offsets + j);
   }
+  template <bool Pairs>
+  __device__ __forceinline__ const std::int64_t* offset_address(std::int64_t j) const {
+    if constexpr (Pairs) return (j & 1 ? ends : offsets) + (j >> 1);
+    else return offsets + j;
+  }
 };
 
 /// Whether segment j of the sequence is a gap between pairs (its values need not be read).

@@ -10,19 +10,20 @@
 //  - Policy::run_min values or more, the rest of the range, or what is left of a segment begun
 //    in an earlier block: 16-byte vectors read by the whole block, then a block reduction;
 //  - medium segments (from Policy::warp_min), one after another: a warp each;
-//  - shorter ones: a chunk of items, its values staged in shared memory and its ends as
-//    positions. Segments of a mean length up to 8, none much longer: a group of 1, 2 or 4 lanes
-//    each (segment_groups.cuh). Otherwise each thread walks V items, stores the segments that
-//    start and end among them, and a segmented scan over the threads brings it what came before
-//    its first end. The chunk ends at its last end.
+//  - Block / 4 or more in a row of at most Policy::short_max values: a thread each (segment_threads.cuh);
+//  - other short ones: a chunk of items, its values staged in shared memory, its ends as
+//    positions. A mean length up to 8, none much longer: a group of 1, 2 or 4 lanes a segment
+//    (segment_groups.cuh); else each thread walks V items, stores the segments that start and
+//    end among them, and a segmented scan over the threads brings it what came before its
+//    first end. The chunk ends at its last end.
 // A segment cut by a range is combined by the last of its blocks to arrive, in block order
 // (grid/split_combine.cuh); a gap between pairs is passed over unread unless short among short
 // pairs. Every order of combination depends only on the offsets and the launch: results are
 // bit-identical run to run.
 //
-// The offsets are read once, each by the chunk or walk that meets it, and checked against the
-// one before it; the last block checks that the blocks' ranges of ends meet. So offsets that
-// decrease or leave [0, n] always set a bit of *status, and no value outside [0, n) is read.
+// Each offset is read by the window, chunk or walk that meets it and checked against the one
+// before it; the last block checks that the blocks' ranges of ends meet. Offsets that decrease
+// or leave [0, n] always set a bit of *status, and no value outside [0, n) is read.
 
 #include <cstdint>
 #include <type_traits>
@@ -32,6 +33,7 @@
 #include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
 #include "cured/device/segment_groups.cuh"
+#include "cured/device/segment_threads.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/load.cuh"
 #include "cured/warp/warp_reduce.cuh"
@@ -53,6 +55,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   __shared__ In elements[T];
   __shared__ std::int64_t window[B];  // the ends of a group of medium segments
   __shared__ unsigned group;
+  constexpr int R = Policy::template short_rounds<Acc>, Short = int(Policy::template short_max<In>);
+  __shared__ short_windows<B, R> windows;
   __shared__ block::reduce_storage<Acc, B> tmp;
   __shared__ Acc warp_total[warps], warp_before[warps];
   __shared__ bool warp_closed[warps];
@@ -84,6 +88,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       __syncthreads();
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
       bool many = false;                           // the last chunk had Block ends or more
+      short_cursor windows_at;                     // (segment_threads.cuh)
       while (!error && d < D1) {
         // The open segment's end (-1, an error below, for values after the last end).
         const std::int64_t next_end = s >= S ? -1 : known_for == s ? known_end : off(s + 1);
@@ -146,14 +151,24 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             }
             const std::int64_t last = window[g - 1];
             d += (last - i) + g;
-            i = last;
-            begin = last;
+            i = begin = last;
             s += g;
             head_open = false;
             __syncthreads();  // the window, read
             continue;
           }
           __syncthreads();
+        }
+        if (windows_at.try_next && fresh && gap <= Short) {  // a window of short segments, a thread each
+          const auto [g, last] = reduce_short_segments<B, R, Short, Pairs>(windows, windows_at, in, shape, s, i, D1 - d,
+                                                                           oS, identity, load, op, store);
+          if (g > 0) {
+            d += (last - i) + g;
+            i = begin = last;
+            s += g;
+            head_open = false;
+            continue;
+          }
         }
         // A chunk (its first end inside: gap < warp_min <= items): values staged while its ends
         // are counted, each end's position in the chunk (item e + end - i) after them.
@@ -193,6 +208,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         // The chunk ends at its last end: the next step starts on a segment's first value.
         const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
         const std::int64_t m = used - k;  // the chunk's elements
+        windows_at.try_next = m <= k * Short;
         __pipeline_wait_prior(0);
         if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
           error = segment_offsets_decrease;
@@ -265,23 +281,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             }
           }
           // The segmented scan: what comes before each thread since the last end.
-          bool f = closed;
-          Acc v = acc;
-#pragma unroll
-          for (int o = 1; o < 32; o *= 2) {
-            const bool f_up = __shfl_up_sync(0xffffffffu, f, o);
-            const Acc v_up = warp::shuffle_up(v, o);
-            if (int(lane) >= o) {
-              if (!f) v = op(v_up, v);
-              f = f || f_up;
-            }
-          }
-          bool f_before = __shfl_up_sync(0xffffffffu, f, 1);
-          Acc v_before = warp::shuffle_up(v, 1);
-          if (lane == 0) {
-            f_before = false;
-            v_before = identity;
-          }
+          const auto [f, v, f_before, v_before] = warp::segmented_scan(closed, acc, identity, op);
           if (lane == 31) {
             warp_closed[w] = f;
             warp_total[w] = v;

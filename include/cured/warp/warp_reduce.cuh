@@ -59,4 +59,33 @@ __device__ __forceinline__ T reduce(T v, Op op) {
   return v;
 }
 
+/// A warp's segmented scan: each lane's `v` with a flag `closed` (a segment ended in this
+/// lane). The inclusive result (closed: whether some lane up to this one closed; v: op over the
+/// lanes since the last that closed, that lane's own v included), and the exclusive one, lane
+/// - 1's (lane 0: not closed, identity).
+template <class T>
+struct segmented_scan_result {
+  bool closed;
+  T v;
+  bool closed_before;
+  T v_before;
+};
+
+template <class T, class Op>
+__device__ __forceinline__ segmented_scan_result<T> segmented_scan(bool closed, T v, T identity, Op op) {
+  const int lane = int(threadIdx.x % 32);
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    const bool closed_up = __shfl_up_sync(0xffffffffu, closed, o);
+    const T v_up = shuffle_up(v, o);
+    if (lane >= o) {
+      if (!closed) v = op(v_up, v);
+      closed = closed || closed_up;
+    }
+  }
+  const bool closed_before = __shfl_up_sync(0xffffffffu, closed, 1);
+  const T v_before = shuffle_up(v, 1);
+  return {closed, v, lane ? closed_before : false, lane ? v_before : identity};
+}
+
 }  // namespace cured::warp

@@ -1,0 +1,132 @@
+#pragma once
+// segments_kernel's windows of short segments: a thread each.
+//
+// Where segments of a few values follow one another, the block takes the next R * Block of them
+// at once. Their ends wait in shared memory: a window that is full copies the next window's
+// ends there (asynchronous copies) before it reads its values, so that the next window finds
+// them there and a window costs one round trip, its values'.
+// Thread t takes segments t, t + Block, ... of the window; the window holds the segments before
+// the first that is longer than Short values, decreases, leaves [0, n] or the block's range.
+// Each thread reduces its segments straight from global memory, R loads in flight, and stores
+// them: per value one load and one combination, per segment one end and one store, and per
+// full window two barriers. A chunk (device/segments.cuh) costs the same values staged in shared
+// memory, every end counted into a position and checked there, then the groups or the walk.
+
+#include <cuda_pipeline.h>
+
+#include <cstdint>
+
+#include "cured/device/segment_args.cuh"
+#include "cured/thread/load.cuh"
+
+namespace cured::device {
+
+/// The shared state of a block's windows: R * B ends and a word for the window's length (two,
+/// one per parity of the window).
+template <unsigned B, int R>
+struct short_windows {
+  std::int64_t ends[R * B];
+  unsigned taken[2];
+};
+
+/// A block's place among its windows, kept between calls: whether to try the next (cleared by a
+/// window that fails, set by a chunk of a mean length up to Short), the parity of the next, and
+/// the first segment of the one whose ends are being fetched (-1: none).
+struct short_cursor {
+  bool try_next = true;
+  int parity = 0;
+  std::int64_t ahead_for = -1;
+};
+
+/// ends[q] = offset(s + q + 1) for q in [0, R * B) (-1 past the last), each thread its own
+/// slots: asynchronous copies, complete after __pipeline_wait_prior(0) and a barrier.
+template <unsigned B, int R, bool Pairs>
+__device__ __forceinline__ void fetch_ends(std::int64_t* ends, const segment_shape& shape, std::int64_t s) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const std::int64_t q = threadIdx.x + r * B, j = s + q + 1;
+    if (j <= shape.segments) __pipeline_memcpy_async(ends + q, shape.offset_address<Pairs>(j), sizeof(std::int64_t));
+    else ends[q] = -1;
+  }
+  __pipeline_commit();
+}
+
+/// What a window did: the segments it reduced (0: none, the caller takes a chunk), their last end.
+struct short_window {
+  unsigned taken;
+  std::int64_t last;
+};
+
+/// Reduces segments s, s + 1, ... of the sequence, the open one starting on value i (nothing of
+/// it read yet), when at least Block / 4 of them follow one another among the next R * Block,
+/// each at most Short values long, ending within [i, oS] and within the next `room` items;
+/// store(j, reduction, length) for each (not for gaps between pairs). Every thread calls it,
+/// with the same arguments, and with its block's cursor.
+template <unsigned B, int R, int Short, bool Pairs, class In, class Acc, class Load, class Op, class Store>
+__device__ __forceinline__ short_window reduce_short_segments(short_windows<B, R>& w, short_cursor& c,
+                                                              const In* __restrict__ in, const segment_shape& shape,
+                                                              std::int64_t s, std::int64_t i, std::int64_t room,
+                                                              std::int64_t oS, Acc identity, Load load, Op op,
+                                                              Store store) {
+  const unsigned t = threadIdx.x;
+  __pipeline_wait_prior(0);  // (the copies of an earlier window's fetch, landed)
+  if (c.ahead_for != s) {
+    fetch_ends<B, R, Pairs>(w.ends, shape, s);
+    __pipeline_wait_prior(0);
+  }
+  const std::int64_t* const ends = w.ends;
+  if (t == 0) w.taken[c.parity] = R * B;
+  __syncthreads();
+  std::int64_t b[R];
+  int length[R];
+  unsigned bad = R * B;
+#pragma unroll
+  for (int r = R - 1; r >= 0; --r) {
+    const unsigned q = t + r * B;
+    const std::int64_t e = ends[q];
+    b[r] = q ? ends[q - 1] : i;
+    length[r] = int(e - b[r]);  // (when the test below holds)
+    if (!(e - b[r] >= 0 && e - b[r] <= Short && e <= oS && q + (e - i) < room)) bad = q;
+  }
+  std::int64_t last = ends[R * B - 1];  // (the last end when the window is full)
+  if (bad < R * B) atomicMin(&w.taken[c.parity], bad);
+  __syncthreads();
+  const unsigned g = w.taken[c.parity];
+  c.ahead_for = -1;
+  if (g < B / 4) {
+    c.try_next = false;
+    return {0, 0};
+  }
+  c.parity ^= 1;
+  if (g == R * B) {
+    // The next window's ends, while this one reads its values (every read of ends, above).
+    if (s + g < shape.segments) {
+      fetch_ends<B, R, Pairs>(w.ends, shape, s + g);
+      c.ahead_for = s + g;
+    }
+  } else {
+    last = ends[g - 1];
+    __syncthreads();  // (ends, read before the next fetch)
+  }
+  Acc acc[R];
+  int most = 0;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    acc[r] = identity;
+    if (t + r * B >= g || is_gap<Pairs>(s + t + r * B)) length[r] = 0;  // (and not stored)
+    most = length[r] > most ? length[r] : most;
+  }
+  for (int x = 0; x < most; ++x) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (x < length[r]) acc[r] = op(acc[r], load(x, load_element(in + b[r] + x)));
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const unsigned q = t + r * B;
+    if (q < g && !is_gap<Pairs>(s + q)) store(s + q, acc[r], length[r]);
+  }
+  return {g, last};
+}
+
+}  // namespace cured::device

@@ -21,17 +21,23 @@
 
 namespace cured::device {
 
-/// The shared state of a block's windows: R * B ends and a word for the window's length (two,
-/// one per parity of the window).
-template <unsigned B, int R>
+/// The shared state of a block's windows (R * B ends, and a word for the window's length, two:
+/// one per parity of the window), and their constants from the kernel's Policy for its input
+/// In and accumulator Acc (detail/tuning.cuh): R, Short and MinMean.
+template <class Policy, class In, class Acc>
 struct short_windows {
+  static constexpr unsigned B = Policy::block;
+  static constexpr int R = Policy::template short_rounds<Acc>;
+  static constexpr std::int64_t Short = Policy::template short_max<In>;
+  static constexpr std::int64_t MinMean = Policy::template short_min_mean<Acc>;
   std::int64_t ends[R * B];
   unsigned taken[2];
 };
 
 /// A block's place among its windows, kept between calls: whether to try the next (cleared by a
-/// window that fails, set by a chunk of a mean length up to Short), the parity of the next, and
-/// the first segment of the one whose ends are being fetched (-1: none).
+/// window that fails or one of a mean length below MinMean, set by a chunk of a mean length in
+/// [MinMean, Short]), the parity of the next, and the first segment of the one whose ends are
+/// being fetched (-1: none).
 struct short_cursor {
   bool try_next = true;
   int parity = 0;
@@ -61,13 +67,17 @@ struct short_window {
 /// it read yet), when at least Block / 4 of them follow one another among the next R * Block,
 /// each at most Short values long, ending within [i, oS] and within the next `room` items;
 /// store(j, reduction, length) for each (not for gaps between pairs). Every thread calls it,
-/// with the same arguments, and with its block's cursor.
-template <unsigned B, int R, int Short, bool Pairs, class In, class Acc, class Load, class Op, class Store>
-__device__ __forceinline__ short_window reduce_short_segments(short_windows<B, R>& w, short_cursor& c,
+/// with the same arguments, and with its block's cursor; MinMean: see short_cursor.
+template <bool Pairs, class Policy, class In, class Acc, class Load, class Op, class Store>
+__device__ __forceinline__ short_window reduce_short_segments(short_windows<Policy, In, Acc>& w, short_cursor& c,
                                                               const In* __restrict__ in, const segment_shape& shape,
                                                               std::int64_t s, std::int64_t i, std::int64_t room,
                                                               std::int64_t oS, Acc identity, Load load, Op op,
                                                               Store store) {
+  using W = short_windows<Policy, In, Acc>;
+  constexpr unsigned B = W::B;
+  constexpr int R = W::R;
+  constexpr std::int64_t Short = W::Short, MinMean = W::MinMean;
   const unsigned t = threadIdx.x;
   __pipeline_wait_prior(0);  // (the copies of an earlier window's fetch, landed)
   if (c.ahead_for != s) {
@@ -98,6 +108,7 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<B, R
     return {0, 0};
   }
   c.parity ^= 1;
+  c.try_next = last - i >= MinMean * g;
   if (g == R * B) {
     // The next window's ends, while this one reads its values (every read of ends, above).
     if (s + g < shape.segments) {

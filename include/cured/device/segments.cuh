@@ -55,8 +55,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   __shared__ In elements[T];
   __shared__ std::int64_t window[B];  // the ends of a group of medium segments
   __shared__ unsigned group;
-  constexpr int R = Policy::template short_rounds<Acc>, Short = int(Policy::template short_max<In>);
-  __shared__ short_windows<B, R> windows;
+  __shared__ short_windows<Policy, In, Acc> windows;
   __shared__ block::reduce_storage<Acc, B> tmp;
   __shared__ Acc warp_total[warps], warp_before[warps];
   __shared__ bool warp_closed[warps];
@@ -159,9 +158,9 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           }
           __syncthreads();
         }
-        if (windows_at.try_next && fresh && gap <= Short) {  // a window of short segments, a thread each
-          const auto [g, last] = reduce_short_segments<B, R, Short, Pairs>(windows, windows_at, in, shape, s, i, D1 - d,
-                                                                           oS, identity, load, op, store);
+        if (windows_at.try_next && fresh && gap <= windows.Short) {  // a window of short segments, a thread each
+          const auto [g, last] = reduce_short_segments<Pairs>(windows, windows_at, in, shape, s, i, D1 - d, oS,
+                                                              identity, load, op, store);
           if (g > 0) {
             d += (last - i) + g;
             i = begin = last;
@@ -208,7 +207,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         // The chunk ends at its last end: the next step starts on a segment's first value.
         const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
         const std::int64_t m = used - k;  // the chunk's elements
-        windows_at.try_next = m <= k * Short;
+        windows_at.try_next = m <= k * windows.Short && m >= k * windows.MinMean;
         __pipeline_wait_prior(0);
         if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
           error = segment_offsets_decrease;

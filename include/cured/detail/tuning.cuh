@@ -60,13 +60,13 @@ struct segment_policy {
   /// Segments of at most this many values (64 bytes, 16 values at most), Block / 4 or more in a
   /// row, are taken a thread each (device/segment_threads.cuh), short_rounds of them per thread
   /// at once. (16 doubles: 0.60x the speed of 8 on segments of 16, 2^28 doubles; 16 floats:
-  /// 1.19x, float argmax 2.27x.)
+  /// 1.19x, float argmax 2.26x.)
   template <class In>
   static constexpr long long short_max = sizeof(In) >= 8 ? 8 : 16;
   template <class Acc>
   static constexpr int short_rounds = sizeof(Acc) <= 8 ? 4 : sizeof(Acc) <= 16 ? 2 : 1;
   /// Wider accumulators (argmin/argmax, exact_sum) take windows only from a mean length of 2:
-  /// on segments of one value their windows of 512 or 256 ran at 0.65-0.8x the chunks' speed.
+  /// on segments of one value their windows of 512 or 256 ran at 0.66-0.84x the chunks' speed.
   template <class Acc>
   static constexpr int short_min_mean = sizeof(Acc) <= 8 ? 0 : 2;
 };

@@ -108,6 +108,7 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
     return {0, 0};
   }
   c.parity ^= 1;
+  c.try_next = last - i >= MinMean * g;
   if (g == R * B) {
     // The next window's ends, while this one reads its values (every read of ends, above).
     if (s + g < shape.segments) {
@@ -118,7 +119,6 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
     last = ends[g - 1];
     __syncthreads();  // (ends, read before the next fetch)
   }
-  c.try_next = last - i >= MinMean * g;
   Acc acc[R];
   int most = 0;
 #pragma unroll

@@ -308,7 +308,6 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         d += used;
         __syncthreads();  // the positions and elements, read, before the next chunk's
       }
-      __pipeline_wait_prior(0);  // (a last window's fetch of ends, landed before the block ends)
       if (run_dirty) {  // uniform: error is
         const Acc r = block::reduce<B>(run, op, tmp);
         if (t == 0) carry = op(carry, r);

@@ -100,8 +100,8 @@ static_assert(ops_named_in_order(std::type_identity<axis_op_entries>{}, axis_op_
 
 // Every pass of nvcc (its front end, for the device code and the host stubs, and the host
 // compiler) must agree on which ops have a CUB peer, or the peer's kernels are left out.
-static_assert(op_has_cub<axis_sum_op>() && op_has_cub<axis_extreme_op<true>>() && op_has_cub<axis_arg_op<false>>() &&
-                  !op_has_cub<axis_exact_op>(),
+static_assert(op_has_cub<axis_sum_op>() && op_has_cub<axis_extreme_op<true>>() &&
+                  op_has_cub<axis_arg_op<false>>() && !op_has_cub<axis_exact_op>(),
               "axis_op_entries: sum, min, max, argmin and argmax have CUB peers, exact_sum has none");
 
 /// Calls f(std::type_identity<E>{}) for the entry E of axis_op_entries named `name`; false

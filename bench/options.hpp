@@ -48,7 +48,8 @@ struct segment_workload {
 };
 
 struct options {
-  std::vector<std::string> impls;   ///< expanded, canonical order: step1..step10, cured, cured-blocking, cured-pairs, cub, cublas, thrust, floor, cpu, cpu-mt
+  /// expanded, canonical order: step1..step10, cured, cured-blocking, cured-pairs, cub, cublas, thrust, floor, cpu, cpu-mt
+  std::vector<std::string> impls;
   std::vector<int> steps;           ///< the ladder steps in impls, ascending (empty when no step is selected)
   int block = 256;                  ///< threads per block for the ladder steps: a power of two in [32, 1024]
   std::vector<std::int64_t> sizes;  ///< element counts, ascending (empty when workloads is not; segmented workloads': theirs)

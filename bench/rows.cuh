@@ -33,7 +33,8 @@ void run_rows(const std::string& type_name, context& ctx) {
     return;
   }
   auto impls = implementations<T>(ctx);
-  std::erase_if(impls, [&](const implementation<T>& im) { return !ctx.opt.selected(im.name) || (im.on_gpu && !ctx.gpu); });
+  std::erase_if(impls,
+                [&](const implementation<T>& im) { return !ctx.opt.selected(im.name) || (im.on_gpu && !ctx.gpu); });
   if (impls.empty()) return;
   const bool need_host = std::any_of(impls.begin(), impls.end(), [](const auto& im) { return !im.on_gpu; });
   for (const std::int64_t n : ctx.opt.sizes) {

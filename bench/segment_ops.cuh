@@ -2,9 +2,9 @@
 // The op table of segmented workloads: one entry per op of segment_op_names_in_order, saying
 // the output's element type, how cured and cub::DeviceSegmentedReduce compute it over int64
 // offsets, and its expected outputs from the CPU reference (what the axis table shares:
-// bench/segmented_op_bases.cuh). An entry without `from_cub` has no CUB peer; one with `takes<T>` false has no rows for T; `cub_max_n`, where an entry has it, is the
-// largest input CUB's form takes. Adding an op is adding one entry here and its name to
-// op_names.hpp.
+// bench/segmented_op_bases.cuh). An entry without `from_cub` has no CUB peer; one with
+// `takes<T>` false has no rows for T; `cub_max_n`, where an entry has it, is the largest input
+// CUB's form takes. Adding an op is adding one entry here and its name to op_names.hpp.
 //
 // CUB writes its own results for empty segments, which differ from cured's where cured's
 // contract says otherwise: ArgMin and ArgMax write {1, numeric_limits max or lowest} where
@@ -102,8 +102,8 @@ static_assert(ops_named_in_order(std::type_identity<segment_op_entries>{}, segme
 
 // Every pass of nvcc (its front end, for the device code and the host stubs, and the host
 // compiler) must agree on which ops have a CUB peer, or the peer's kernels are left out.
-static_assert(op_has_cub<segment_sum_op>() && op_has_cub<segment_extreme_op<true>>() && op_has_cub<segment_arg_op<false>>() &&
-                  !op_has_cub<segment_exact_op>(),
+static_assert(op_has_cub<segment_sum_op>() && op_has_cub<segment_extreme_op<true>>() &&
+                  op_has_cub<segment_arg_op<false>>() && !op_has_cub<segment_exact_op>(),
               "segment_op_entries: sum, min, max, argmin and argmax have CUB peers, exact_sum has none");
 
 /// Calls f(std::type_identity<E>{}) for the entry E of segment_op_entries named `name`; false

@@ -1,18 +1,19 @@
 #pragma once
-// The segment rows of one element type: every selected implementation (cured, cured-pairs, cub, floor) x op x
-// segmented workload, on one fresh input of the exact family per size (the distributions of a
-// size share it), each result checked segment by segment against the CPU reference.
+// The segment rows of one element type: every selected implementation (cured, cured-pairs, cub,
+// floor) x op x segmented workload, on one fresh input of the exact family per size (the
+// distributions of a size share it), each result checked segment by segment against the CPU
+// reference.
 //
 // The offsets of each (size, distribution) are drawn on the host (segment_offsets), copied to
 // the device once and shared by every op and implementation. cured: the library's asynchronous
 // segmented call on a cured::workspace, one launch per sample; cured-pairs: the same call with
 // the same segments in the pair form (cured::segments::pairs, the ends a copy of offsets + 1 in
-// an array of their own, so that the pair path runs and reads count more offsets). cub: cub::DeviceSegmentedReduce
-// over the same offsets (the begin offsets, and the end offsets one further), its temporary
-// storage allocated once, untimed. floor: enqueue_read_write over the values and the offsets,
-// and the output's bytes. Every row's bytes are the workload's: the values and the count + 1
-// offsets read, plus the output written (sums: the accumulator; min, max: T; argmin, argmax:
-// int64 indices).
+// an array of their own, so that the pair path runs and reads count more offsets). cub:
+// cub::DeviceSegmentedReduce over the same offsets (the begin offsets, and the end offsets one
+// further), its temporary storage allocated once, untimed. floor: enqueue_read_write over the
+// values and the offsets, and the output's bytes. Every row's bytes are the workload's: the
+// values and the count + 1 offsets read, plus the output written (sums: the accumulator; min,
+// max: T; argmin, argmax: int64 indices).
 
 #include <cuda_runtime_api.h>
 
@@ -186,7 +187,8 @@ void run_segment_rows(const std::string& type_name, context& ctx) {
         ctx.progress(type_name + " n=" + std::to_string(n) + " " + distribution_text(w.dist) + ": " +
                      std::to_string(count) + " segments");
         // The offsets (and the ends), cured's output and CUB's (up to 16 bytes an output), 256 MiB to spare.
-        if (wskip.empty()) wskip = device_memory_short(double(count + 1) * 8 + double(count) * (pairs ? 32 : 24) + spare);
+        if (wskip.empty())
+          wskip = device_memory_short(double(count + 1) * 8 + double(count) * (pairs ? 32 : 24) + spare);
         if (wskip.empty()) {
           d_offsets = harness::device_buffer<std::int64_t>(offsets.size());
           CURED_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(), offsets.size() * sizeof(std::int64_t),

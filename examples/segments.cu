@@ -1,7 +1,7 @@
 // Segmented reductions: the rows of a CSR matrix (sums, maxima, the column of each row's
 // maximum), exact row sums, the asynchronous form with its status word, bad offsets reported,
-// and padded sequences given as begin and end pairs. Needs a CUDA device; without one it says so and exits with 77, which ctest
-// reports as skipped.
+// and padded sequences given as begin and end pairs. Needs a CUDA device; without one it says
+// so and exits with 77, which ctest reports as skipped.
 
 #include <cured/cured.cuh>
 

@@ -10,7 +10,8 @@ For each (type, op) a table with one line per (size, distribution): the segments
 floor's time over cured's, cold: the floor is a kernel that reads the values and the offsets and
 writes the output's bytes, in the same run) and CUB's time over cured's (below 1: cured is slower
 than CUB there); with cured-pairs rows (cured-bench --impl cured,cured-pairs,...), a last column
-of the pair form's time over cured's on the same segments. Then every target, met or MISSED, with its worst case:
+of the pair form's time over cured's on the same segments. Then every target, met or MISSED,
+with its worst case:
 sum, min and max of float, int32 and double >= 85% of floor on every distribution at 2^28
 elements and >= 70% at 2^24; argmin, argmax and exact_sum >= 75% at 2^28; cured at least as fast
 as CUB wherever CUB ran, and at least 20x as fast at uniform:268435456 (one segment of 2^28) and

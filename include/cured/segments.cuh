@@ -14,8 +14,10 @@
 // begins[0] <= ends[0] <= begins[1] <= ... <= ends[count - 1] within [0, n] (the values between
 // two pairs are in no segment; they are read only when fewer than 256 and among short pairs).
 // The output (a device pointer, or a strided_view of one axis of count elements) gets one value
-// per segment; it may not overlap the values, offsets, begins or ends. The work is balanced over the device by elements and segments alike, so that one
-// segment of 2^28 values, 2^26 segments of 4 and any mixture run at the same bandwidth.
+// per segment; it may not overlap the values, offsets, begins or ends. The work is balanced
+// over the device by elements and segments alike, so that one segment of 2^28 values, 2^26
+// segments of 4 and any mixture keep every multiprocessor busy (the speed each distribution
+// reaches: docs/PERF.md).
 //
 // Per segment, the rules of the whole-array reductions (cured/reduce.cuh): sums accumulate in
 // cured::accumulator_t<T> (or Acc) and are converted to the output's type once; min/max

@@ -26,16 +26,15 @@ struct segment_shape {
   bool stream_first = false;  ///< l2_policy of the runs' loads
   bool async_copy = false;    ///< the values may be staged by 4- or 8-byte asynchronous copies
 
-  /// Offset j of the sequence (Pairs: the pair form, ends not null).
-  template <bool Pairs>
-  __device__ __forceinline__ std::int64_t offset(std::int64_t j) const {
-    if constexpr (Pairs) return __ldg((j & 1 ? ends : offsets) + (j >> 1));
-    else return __ldg(offsets + j);
-  }
+  /// Where offset j of the sequence is (Pairs: the pair form, ends not null), and its value.
   template <bool Pairs>
   __device__ __forceinline__ const std::int64_t* offset_address(std::int64_t j) const {
     if constexpr (Pairs) return (j & 1 ? ends : offsets) + (j >> 1);
     else return offsets + j;
+  }
+  template <bool Pairs>
+  __device__ __forceinline__ std::int64_t offset(std::int64_t j) const {
+    return __ldg(offset_address<Pairs>(j));
   }
 };
 

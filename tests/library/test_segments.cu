@@ -353,17 +353,28 @@ TYPED_TEST(Segments, RunsOfShortSegments) {
     std::int64_t total = 0;
     for (std::uint64_t i = 0; total < n; ++i) {
       const std::uint64_t b = cured::random::bits(40 + round, i);
-      const std::int64_t run = 1 + std::int64_t(b % 3000), longer = b >> 20 & 1 ? most + 1 : b >> 21 & 1 ? 300 : 9000;
+      const std::int64_t run = 1 + std::int64_t(b % 3000);
+      const std::int64_t longer = b >> 20 & 1 ? most + 1 : b >> 21 & 1 ? 300 : 9000;
       for (std::int64_t s = 0; s < run && total < n; ++s) {
-        const auto l = std::min<std::int64_t>(std::int64_t(cured::random::bits(50 + round, total) % (most + 1)), n - total);
+        const auto drawn = std::int64_t(cured::random::bits(50 + round, total) % (most + 1));
+        const auto l = std::min<std::int64_t>(drawn, n - total);
         lengths.push_back(l);
         total += l;
       }
       lengths.push_back(std::min(longer, n - total));
       total += lengths.back();
     }
-    check_ops<T>(values_of<T>(n, 60 + round, true), offsets_of(lengths), "runs of short segments, round " +
-                 std::to_string(round), round);
+    const offsets_t off = offsets_of(lengths);
+    check_ops<T>(values_of<T>(n, 60 + round, true), off, "runs of short segments, round " + std::to_string(round),
+                 round);
+    // The same as begin and end pairs, each without its first value: gaps of 0 and 1 among them.
+    offsets_t begins(lengths.size()), ends(lengths.size());
+    for (std::size_t s = 0; s < lengths.size(); ++s) {
+      begins[s] = off[s] + (lengths[s] > 0 ? 1 : 0);
+      ends[s] = off[s + 1];
+    }
+    check_ops<T>(values_of<T>(n, 70 + round, true), begins, "runs of short pairs, round " + std::to_string(round),
+                 round, &ends);
   }
 }
 

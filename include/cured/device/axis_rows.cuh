@@ -53,13 +53,17 @@ inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
 
 /// total op= the reduction of load(index + l * multiplier, p[l * stride]) over the elements
 /// l = lane, lane + lanes, ... of a row of `length` (lanes threads share it, each calling with
-/// its lane).
-template <class In, class Acc, class Load, class Op>
+/// its lane). Later: every index is larger than those total holds and multiplier is positive,
+/// so that the arg reductions take each element by one comparison (add_later).
+template <bool Later = false, class In, class Acc, class Load, class Op>
 __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t length, std::int64_t stride,
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
                                            bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
   Acc acc = total;
-  const auto add = [&](std::int64_t l, const In& x) { acc = op(acc, load(index + l * multiplier, x)); };
+  const auto add = [&](std::int64_t l, const In& x) {
+    if constexpr (Later) add_later(acc, index + l * multiplier, x, load, op);
+    else acc = op(acc, load(index + l * multiplier, x));
+  };
   if constexpr (vector_element<In>) {
     if (vectors && stride == 1) {
       using vec = vector16<In>;

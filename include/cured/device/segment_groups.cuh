@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "cured/thread/element_load.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -51,7 +52,7 @@ __device__ __forceinline__ void reduce_in_groups(const int* positions, const Ele
       lo = e ? positions[e - 1] - (e - 1) : 0;
       hi = positions[e] - e;
       const std::int64_t shift = (e ? 0 : head_before) - lo;
-      for (int x = lo + lane; x < hi; x += g) acc = op(acc, load(x + shift, elements[x]));
+      for (int x = lo + lane; x < hi; x += g) add_later(acc, x + shift, elements[x], load, op);
     }
     for (int o = g / 2; o > 0; o /= 2) acc = op(acc, warp::shuffle_down(acc, o));
     if (e < k && lane == 0) emit(e, acc, hi - lo);

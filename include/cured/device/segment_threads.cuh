@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "cured/device/segment_args.cuh"
+#include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 
 namespace cured::device {
@@ -108,7 +109,6 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
     return {0, 0};
   }
   c.parity ^= 1;
-  c.try_next = last - i >= MinMean * g;
   if (g == R * B) {
     // The next window's ends, while this one reads its values (every read of ends, above).
     if (s + g < shape.segments) {
@@ -119,6 +119,7 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
     last = ends[g - 1];
     __syncthreads();  // (ends, read before the next fetch)
   }
+  c.try_next = last - i >= MinMean * g;
   Acc acc[R];
   int most = 0;
 #pragma unroll
@@ -130,7 +131,7 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
   for (int x = 0; x < most; ++x) {
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      if (x < length[r]) acc[r] = op(acc[r], load(x, load_element(in + b[r] + x)));
+      if (x < length[r]) add_later(acc[r], x, load_element(in + b[r] + x), load, op);
   }
 #pragma unroll
   for (int r = 0; r < R; ++r) {

@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             known_for = s + 1;
             known_end = off(s + 2);
           }
-          if (!is_gap<Pairs>(s)) reduce_row(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
+          if (!is_gap<Pairs>(s)) reduce_row<true>(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
           run_dirty = true;
           i += len;
           d += len;
@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             for (unsigned q = unsigned(s & (by - 1)) + w * by; q < g; q += warps * by) {  // (no warp for a gap)
               const std::int64_t a = q ? window[q - 1] : i, z = window[q];
               Acc acc = identity;
-              reduce_row(acc, in + a, z - a, 1, 0, 1, lane, 32, shape.vectors, l2, load, op);
+              reduce_row<true>(acc, in + a, z - a, 1, 0, 1, lane, 32, shape.vectors, l2, load, op);
               acc = warp::reduce(acc, op);
               if (lane == 0) store(s + q, acc, z - a);
             }
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
                 seg_begin = seg_end;
                 ++e;
               } else {
-                acc = op(acc, load(i + el - seg_begin, elements[el]));
+                add_later(acc, i + el - seg_begin, elements[el], load, op);
                 ++el;
               }
             }
@@ -308,6 +308,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         d += used;
         __syncthreads();  // the positions and elements, read, before the next chunk's
       }
+      __pipeline_wait_prior(0);  // (a last window's fetch of ends, landed before the block ends)
       if (run_dirty) {  // uniform: error is
         const Acc r = block::reduce<B>(run, op, tmp);
         if (t == 0) carry = op(carry, r);

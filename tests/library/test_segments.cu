@@ -378,6 +378,47 @@ TYPED_TEST(Segments, RunsOfShortSegments) {
   }
 }
 
+TYPED_TEST(Segments, MediumSegmentsInGroups) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  // Runs of 1 to 600 segments from group_min values up, their lengths from one of six ranges (so
+  // that the windows take 2 to 32 lanes a segment), now and then one shorter between them;
+  // misaligned values in round 1, begin and end pairs with gaps of 0 to 40 values in round 2.
+  constexpr std::int64_t low = cured::detail::segment_policy::group_min;
+  const std::int64_t n = fits(1 << 22) ? (1 << 22) : 5000;
+  const std::int64_t ranges[][2] = {{low, 48}, {48, 100}, {100, 200}, {200, 400}, {400, 1000}, {1000, 8191}};
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::int64_t> lengths;
+    std::int64_t total = 0;
+    for (std::uint64_t i = 0; total < n; ++i) {
+      const std::uint64_t b = cured::random::bits(80 + round, i);
+      const auto& range = ranges[b % 6];
+      const std::int64_t run = 1 + std::int64_t(b >> 8 & 0xffff) % 600;
+      for (std::int64_t s = 0; s < run && total < n; ++s) {
+        const auto drawn = range[0] + std::int64_t(cured::random::bits(90 + round, total) % (range[1] - range[0]));
+        lengths.push_back(std::min(drawn, n - total));
+        total += lengths.back();
+      }
+      if (b >> 30 & 1) {
+        lengths.push_back(std::min(std::int64_t(b >> 32) % low, n - total));
+        total += lengths.back();
+      }
+    }
+    const offsets_t off = offsets_of(lengths);
+    const std::string what = "medium segments, round " + std::to_string(round);
+    if (round < 2) {
+      check_ops<T>(values_of<T>(n, 100 + round, true), off, what, round);
+      continue;
+    }
+    offsets_t begins(lengths.size()), ends(lengths.size());
+    for (std::size_t s = 0; s < lengths.size(); ++s) {
+      begins[s] = off[s] + std::min<std::int64_t>(lengths[s], std::int64_t(cured::random::bits(110, s) % 41));
+      ends[s] = off[s + 1];
+    }
+    check_ops<T>(values_of<T>(n, 100 + round, true), begins, what, 0, &ends);
+  }
+}
+
 TYPED_TEST(Segments, RandomOffsetsNotFromZero) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;

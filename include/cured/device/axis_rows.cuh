@@ -54,8 +54,10 @@ inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
 /// total op= the reduction of load(index + l * multiplier, p[l * stride]) over the elements
 /// l = lane, lane + lanes, ... of a row of `length` (lanes threads share it, each calling with
 /// its lane). Later: every index is larger than those total holds and multiplier is positive,
-/// so that the arg reductions take each element by one comparison (add_later).
-template <bool Later = false, class In, class Acc, class Load, class Op>
+/// so that the arg reductions take each element by one comparison (add_later). Rounds: the
+/// 16-byte vectors in rounds of four a lane, the last round's loads predicated (one round trip
+/// where a lane has up to four), instead of whole rounds and then one vector at a time.
+template <bool Later = false, bool Rounds = false, class In, class Acc, class Load, class Op>
 __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t length, std::int64_t stride,
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
                                            bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
@@ -72,19 +74,32 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
       const vec* body = reinterpret_cast<const vec*>(p + head);
       for (std::int64_t l = lane; l < head; l += lanes) add(l, p[l]);
       std::int64_t j = lane;
-      for (; j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
-        vec r[4];
+      if constexpr (Rounds) {
+        for (; j < count; j += 4 * std::int64_t(lanes)) {  // (a load past the row reads the lane's first again)
+          vec r[4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) r[u] = load_vector(body + j + u * lanes, l2);
+          for (int u = 0; u < 4; ++u) r[u] = load_vector(body + (j + u * lanes < count ? j + u * lanes : j), l2);
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
+          for (int u = 0; u < 4; ++u)
+            if (j + u * lanes < count)
 #pragma unroll
-          for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
-      }
-      for (; j < count; j += lanes) {
-        const vec r = load_vector(body + j, l2);
+              for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
+        }
+      } else {
+        for (; j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
+          vec r[4];
 #pragma unroll
-        for (int k = 0; k < size; ++k) add(head + j * size + k, r.v[k]);
+          for (int u = 0; u < 4; ++u) r[u] = load_vector(body + j + u * lanes, l2);
+#pragma unroll
+          for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
+        }
+        for (; j < count; j += lanes) {
+          const vec r = load_vector(body + j, l2);
+#pragma unroll
+          for (int k = 0; k < size; ++k) add(head + j * size + k, r.v[k]);
+        }
       }
       for (std::int64_t l = head + count * size + lane; l < length; l += lanes) add(l, p[l]);
       total = acc;

@@ -1,5 +1,6 @@
 #pragma once
-// segments_kernel's chunks of short segments of like lengths: a group of lanes per segment.
+// segments_kernel's groups of lanes a segment: for the chunks of short segments of like lengths,
+// and for the windows of medium segments (reduce_medium_segments).
 //
 // A chunk's values are staged in shared memory and its k segment ends known by position in the
 // merged sequence of values and ends (device/segments.cuh): end e comes after
@@ -9,10 +10,17 @@
 // every g-th value, then combine by shuffles into the group's first lane. Every segment costs its
 // values' loads and one combination, with no walk over the merged sequence and no scan across
 // the threads; the groups' order of combination depends only on the offsets.
+//
+// A window of medium segments (up to Block in a row, their ends in shared memory) is read straight
+// from global memory by groups of 2 to 32 lanes, as 16-byte vectors: the fewer lanes a segment,
+// the more segments a warp reads at once, each group's in one round trip.
 
 #include <cstdint>
 
+#include "cured/device/axis_rows.cuh"
+#include "cured/device/segment_args.cuh"
 #include "cured/thread/element_load.cuh"
+#include "cured/thread/load.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -57,6 +65,50 @@ __device__ __forceinline__ void reduce_in_groups(const int* positions, const Ele
     for (int o = g / 2; o > 0; o /= 2) acc = op(acc, warp::shuffle_down(acc, o));
     if (e < k && lane == 0) emit(e, acc, hi - lo);
   }
+}
+
+/// Medium segments s + q for q in [0, g) of a window, ends[q] the end of each (the first starting
+/// on value i): store(s + q, reduction, length) for each but the gaps between pairs (by 2: every
+/// other, from `first`). A group of Lanes threads per segment, the warp's groups on consecutive
+/// ones; every thread of the block calls it.
+template <int Lanes, unsigned B, class In, class Acc, class Load, class Op, class Store>
+__device__ __forceinline__ void reduce_medium_in(const std::int64_t* ends, unsigned g, unsigned first, unsigned by,
+                                                 const In* __restrict__ in, std::int64_t s, std::int64_t i,
+                                                 bool vectors, std::uint64_t l2, Acc identity, Load load, Op op,
+                                                 Store store) {
+  constexpr unsigned per_warp = 32 / Lanes, groups = B / Lanes;
+  const unsigned t = threadIdx.x, lane = t % Lanes;
+  for (unsigned q0 = first + t / 32 * per_warp * by; q0 < g; q0 += groups * by) {  // (whole warps)
+    const unsigned q = q0 + t % 32 / Lanes * by;
+    Acc acc = identity;
+    std::int64_t a = 0, z = 0;
+    if (q < g) {
+      a = q ? ends[q - 1] : i;
+      z = ends[q];
+      reduce_row<true, (Lanes < 32)>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
+    }
+    acc = warp::reduce<Lanes>(acc, op);
+    if (lane == 0 && q < g) store(s + q, acc, z - a);
+  }
+}
+
+/// reduce_medium_in with 2, 4, 8, 16 or 32 lanes a segment: the fewest that take the window's
+/// mean length in four 16-byte vectors a lane, one round trip (groups of fewer than 32 lanes
+/// predicate the loads of their last round rather than take its vectors one by one).
+template <unsigned B, class In, class Acc, class Load, class Op, class Store>
+__device__ __forceinline__ void reduce_medium_segments(const std::int64_t* ends, unsigned g, unsigned first,
+                                                       unsigned by, const In* __restrict__ in, std::int64_t s,
+                                                       std::int64_t i, bool vectors, std::uint64_t l2, Acc identity,
+                                                       Load load, Op op, Store store) {
+  const std::int64_t bytes = (ends[g - 1] - i) * std::int64_t(sizeof(In)), per_lane = std::int64_t(g) * 64;
+  const auto take = [&](auto lanes) {
+    reduce_medium_in<decltype(lanes)::value, B>(ends, g, first, by, in, s, i, vectors, l2, identity, load, op, store);
+  };
+  if (bytes <= 2 * per_lane) take(std::integral_constant<int, 2>{});
+  else if (bytes <= 4 * per_lane) take(std::integral_constant<int, 4>{});
+  else if (bytes <= 8 * per_lane) take(std::integral_constant<int, 8>{});
+  else if (bytes <= 16 * per_lane) take(std::integral_constant<int, 16>{});
+  else take(std::integral_constant<int, 32>{});
 }
 
 }  // namespace cured::device

@@ -9,7 +9,8 @@
 // search (block/partition_point.cuh) and walks from segment to segment:
 //  - Policy::run_min values or more, the rest of the range, or what is left of a segment begun
 //    in an earlier block: 16-byte vectors read by the whole block, then a block reduction;
-//  - medium segments (from Policy::warp_min), one after another: a warp each;
+//  - medium segments, up to Block in a row (from Policy::warp_min values, or group_min after a
+//    chunk with none shorter): a group of 2 to 32 lanes each, by their mean (segment_groups.cuh);
 //  - Block / 4 or more in a row of at most Policy::short_max values: a thread each (segment_threads.cuh);
 //  - other short ones: a chunk of items, its values staged in shared memory, its ends as
 //    positions. A mean length up to 8, none much longer: a group of 1, 2 or 4 lanes a segment
@@ -47,14 +48,14 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   constexpr unsigned B = Policy::block;
   constexpr int V = Policy::template items_per_thread<In>;
   constexpr int batch = Policy::template end_batch<In>;
-  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min;
+  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min, group_min = Policy::group_min;
   static_assert((V - 1) % batch == 0);
   constexpr int T = int(B) * V;
   constexpr unsigned warps = B / 32;
   __shared__ int positions[T];
   __shared__ In elements[T];
   __shared__ std::int64_t window[B];  // the ends of a group of medium segments
-  __shared__ unsigned group;
+  __shared__ unsigned group, chunk_short;
   __shared__ short_windows<Policy, In, Acc> windows;
   __shared__ block::reduce_storage<Acc, B> tmp;
   __shared__ Acc warp_total[warps], warp_before[warps];
@@ -88,6 +89,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
       bool many = false;                           // the last chunk had Block ends or more
       short_cursor windows_at;                     // (segment_threads.cuh)
+      bool medium_next = true;                     // try medium segments from group_min values
       while (!error && d < D1) {
         // The open segment's end (-1, an error below, for values after the last end).
         const std::int64_t next_end = s >= S ? -1 : known_for == s ? known_end : off(s + 1);
@@ -127,27 +129,21 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           __syncthreads();
           continue;
         }
-        if (gap >= warp_min) {
+        if (gap >= warp_min || (medium_next && fresh && gap >= group_min)) {
           // Medium segments from here, as many as follow one another in the range (up to Block).
-          const std::int64_t j = s + t;
-          const std::int64_t e = j < S ? off(j + 1) : 0;
+          const std::int64_t j = s + t, e = j < S ? off(j + 1) : 0;
           window[t] = e;
           if (t == 0) group = B;
           __syncthreads();
           const std::int64_t length = e - (t ? window[t - 1] : i);
-          const bool medium = j < S && (length >= warp_min || is_gap<Pairs>(j)) && length < run_min && e <= oS &&
+          const bool medium = j < S && (length >= group_min || is_gap<Pairs>(j)) && length < run_min && e <= oS &&
                               std::int64_t(t) + (e - i) < D1 - d;
           if (!medium) atomicMin(&group, t);
           __syncthreads();
           const unsigned g = group;
-          if (g > 0) {
-            for (unsigned q = unsigned(s & (by - 1)) + w * by; q < g; q += warps * by) {  // (no warp for a gap)
-              const std::int64_t a = q ? window[q - 1] : i, z = window[q];
-              Acc acc = identity;
-              reduce_row<true>(acc, in + a, z - a, 1, 0, 1, lane, 32, shape.vectors, l2, load, op);
-              acc = warp::reduce(acc, op);
-              if (lane == 0) store(s + q, acc, z - a);
-            }
+          if (medium_next = g >= B / 8; g > 0 && (medium_next || gap >= warp_min)) {
+            reduce_medium_segments<B>(window, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2, identity,
+                                      load, op, store);
             const std::int64_t last = window[g - 1];
             d += (last - i) + g;
             i = begin = last;
@@ -173,6 +169,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         // are counted, each end's position in the chunk (item e + end - i) after them.
         const std::int64_t items = smaller(T, D1 - d);
         const std::int64_t staged = smaller(items, oS - i);
+        if (t == 0) chunk_short = 0;
 #pragma unroll
         for (int r = 0; r < V; ++r)
           if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
@@ -217,15 +214,18 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         const int first_pair = int(s & (by - 1)), g = group_lanes(m, Pairs ? (k - first_pair + 2) / 2 : k);
         bool bad = false, longer = g == 0;
         for (int e = int(t); e < k; e += int(B)) {
-          const int before = e ? positions[e - 1] : -1;
+          const int before = e ? positions[e - 1] : -1, length = positions[e] - before - 1;
+          const bool pair = ((e - first_pair) & (by - 1)) == 0;
           bad |= positions[e] < 0 || positions[e] <= before;
-          longer |= ((e - first_pair) & (by - 1)) == 0 && positions[e] - before - 1 > group_longest(g);
+          longer |= pair && length > group_longest(g);
+          if (pair && e > 0 && length < group_min) atomicOr(&chunk_short, 1u);
         }
         if (__syncthreads_or(bad)) {
           error = segment_offsets_decrease;
           break;
         }
         const bool grouped = !__syncthreads_or(longer);
+        medium_next = chunk_short == 0;  // (no whole segment of the chunk below group_min)
         if (run_dirty) {
           const Acc r = block::reduce<B>(run, op, tmp);
           if (t == 0) carry = op(carry, r);

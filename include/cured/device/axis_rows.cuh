@@ -56,15 +56,34 @@ inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
 /// its lane). Later: every index is larger than those total holds and multiplier is positive,
 /// so that the arg reductions take each element by one comparison (add_later). Rounds: the
 /// 16-byte vectors in rounds of four a lane, the last round's loads predicated (one round trip
-/// where a lane has up to four), instead of whole rounds and then one vector at a time.
-template <bool Later = false, bool Rounds = false, class In, class Acc, class Load, class Op>
+/// where a lane has up to four), instead of whole rounds and then one vector at a time. Narrow
+/// (with Later, a row below 2^31 elements): an arg reduction keeps its best so far with the
+/// element's place in the row as an int, one comparison and a 4-byte index an element.
+template <bool Later = false, bool Rounds = false, bool Narrow = false, class In, class Acc, class Load, class Op>
 __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t length, std::int64_t stride,
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
                                            bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
   Acc acc = total;
+  constexpr bool narrow = Later && Narrow && is_arg_reduction<Load, Op, In>;
+  In best{};
+  int best_at = -1;
   const auto add = [&](std::int64_t l, const In& x) {
-    if constexpr (Later) add_later(acc, index + l * multiplier, x, load, op);
-    else acc = op(acc, load(index + l * multiplier, x));
+    if constexpr (narrow) {
+      if (best_at < 0 || detail::arg_later<std::is_same_v<Op, arg_maximum>>(best, x)) {
+        best = x;
+        best_at = int(l);
+      }
+    } else if constexpr (Later) {
+      add_later(acc, index + l * multiplier, x, load, op);
+    } else {
+      acc = op(acc, load(index + l * multiplier, x));
+    }
+  };
+  const auto finish = [&] {
+    if constexpr (narrow) {
+      if (best_at >= 0) add_later(acc, index + best_at * multiplier, best, load, op);
+    }
+    total = acc;
   };
   if constexpr (vector_element<In>) {
     if (vectors && stride == 1) {
@@ -102,7 +121,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
         }
       }
       for (std::int64_t l = head + count * size + lane; l < length; l += lanes) add(l, p[l]);
-      total = acc;
+      finish();
       return;
     }
   }
@@ -115,7 +134,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
     for (int u = 0; u < 4; ++u) add(l + u * lanes, x[u]);
   }
   for (; l < length; l += lanes) add(l, load_element(p + l * stride));
-  total = acc;
+  finish();
 }
 
 /// Lanes threads per output: store(output offset, the output's reduction) for every output.

@@ -85,7 +85,7 @@ __device__ __forceinline__ void reduce_medium_in(const std::int64_t* ends, unsig
     if (q < g) {
       a = q ? ends[q - 1] : i;
       z = ends[q];
-      reduce_row<true, (Lanes < 32)>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
+      reduce_row<true, (Lanes < 32), true>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
     }
     acc = warp::reduce<Lanes>(acc, op);
     if (lane == 0 && q < g) store(s + q, acc, z - a);

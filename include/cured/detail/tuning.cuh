@@ -57,10 +57,10 @@ struct segment_policy {
   /// than the chunks).
   static constexpr long long run_min = 8192;
   static constexpr long long warp_min = 256;
-  /// Segments of group_min values or more, in a row, are also taken by groups of 2 to 16 lanes
-  /// (device/segment_groups.cuh: a block-wide window of them), where the chunk before had none
-  /// shorter (2^28 floats, % of the floor: lengths of 32 28% -> 68%, of 64 29% -> 80%, of 128
-  /// 28% -> 87%; empty-mixed, which never starts such a window, unchanged).
+  /// Segments of group_min values or more, in a row, are also taken by groups of lanes
+  /// (device/segment_groups.cuh: a block-wide window of them) where the chunk before had none
+  /// shorter (uniform:64, 2^28 floats: 28% -> 78% of the floor; empty-mixed, whose chunks always
+  /// hold shorter ones, unchanged: docs/PERF.md#segmented-reductions).
   static constexpr long long group_min = 32;
   /// Segments of at most this many values (64 bytes, 16 values at most), Block / 4 or more in a
   /// row, are taken a thread each (device/segment_threads.cuh), short_rounds of them per thread

@@ -129,8 +129,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           __syncthreads();
           continue;
         }
-        if (gap >= warp_min || (medium_next && fresh && gap >= group_min)) {
-          // Medium segments from here, as many as follow one another in the range (up to Block).
+        if (gap >= warp_min || (medium_next && fresh && gap >= group_min)) {  // medium segments (up to Block)
           const std::int64_t j = s + t, e = j < S ? off(j + 1) : 0;
           window[t] = e;
           if (t == 0) group = B;
@@ -141,7 +140,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           if (!medium) atomicMin(&group, t);
           __syncthreads();
           const unsigned g = group;
-          if (medium_next = g >= B / 8; g > 0 && (medium_next || gap >= warp_min)) {
+          medium_next = g >= B / 8;  // (fewer are taken only from warp_min values)
+          if (g > 0 && (medium_next || gap >= warp_min)) {
             reduce_medium_segments<B>(window, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2, identity,
                                       load, op, store);
             const std::int64_t last = window[g - 1];

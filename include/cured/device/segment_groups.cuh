@@ -94,13 +94,16 @@ __device__ __forceinline__ void reduce_medium_in(const std::int64_t* ends, unsig
 
 /// reduce_medium_in with 2, 4, 8, 16 or 32 lanes a segment: the fewest that take the window's
 /// mean length in four 16-byte vectors a lane, one round trip (groups of fewer than 32 lanes
-/// predicate the loads of their last round rather than take its vectors one by one).
+/// predicate the loads of their last round rather than take its vectors one by one); argmin and
+/// argmax in sixteen, four round trips, and a quarter of the groups' combinations of 16-byte
+/// pairs (float argmax of 256 values, 2^28: 62% -> 80% of the floor, bench/probe/segments.cu).
 template <unsigned B, class In, class Acc, class Load, class Op, class Store>
 __device__ __forceinline__ void reduce_medium_segments(const std::int64_t* ends, unsigned g, unsigned first,
                                                        unsigned by, const In* __restrict__ in, std::int64_t s,
                                                        std::int64_t i, bool vectors, std::uint64_t l2, Acc identity,
                                                        Load load, Op op, Store store) {
-  const std::int64_t bytes = (ends[g - 1] - i) * std::int64_t(sizeof(In)), per_lane = std::int64_t(g) * 64;
+  constexpr std::int64_t lane_bytes = is_arg_reduction<Load, Op, In> ? 256 : 64;
+  const std::int64_t bytes = (ends[g - 1] - i) * std::int64_t(sizeof(In)), per_lane = std::int64_t(g) * lane_bytes;
   const auto take = [&](auto lanes) {
     reduce_medium_in<decltype(lanes)::value, B>(ends, g, first, by, in, s, i, vectors, l2, identity, load, op, store);
   };

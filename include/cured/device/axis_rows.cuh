@@ -54,9 +54,9 @@ inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
 /// total op= the reduction of load(index + l * multiplier, p[l * stride]) over the elements
 /// l = lane, lane + lanes, ... of a row of `length` (lanes threads share it, each calling with
 /// its lane). Later: every index is larger than those total holds and multiplier is positive,
-/// so that the arg reductions take each element by one comparison (add_later). Rounds: the
-/// 16-byte vectors in rounds of four a lane, the last round's loads predicated (one round trip
-/// where a lane has up to four), instead of whole rounds and then one vector at a time. Narrow
+/// so that the arg reductions take each element by one comparison (add_later). Rounds: the last
+/// round of 16-byte vectors predicated (one round trip where a lane has up to four), instead of
+/// one vector at a time after the whole rounds. Narrow
 /// (with Later, a row below 2^31 elements): an arg reduction keeps its best so far with the
 /// element's place in the row as an int, one comparison and a 4-byte index an element.
 template <bool Later = false, bool Rounds = false, bool Narrow = false, class In, class Acc, class Load, class Op>
@@ -92,28 +92,21 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
       const std::int64_t head = unaligned_head(p, length), count = (length - head) / size;
       const vec* body = reinterpret_cast<const vec*>(p + head);
       for (std::int64_t l = lane; l < head; l += lanes) add(l, p[l]);
+      // Rounds of four vectors a lane: with Rounds every round's loads predicated, the last (fewer
+      // than four a lane) included; without, whole rounds and then one vector at a time.
       std::int64_t j = lane;
-      if constexpr (Rounds) {
-        for (; j < count; j += 4 * std::int64_t(lanes)) {  // (a load past the row reads the lane's first again)
-          vec r[4];
+      for (; Rounds ? j < count : j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
+        vec r[4];
 #pragma unroll
-          for (int u = 0; u < 4; ++u) r[u] = load_vector(body + (j + u * lanes < count ? j + u * lanes : j), l2);
+        for (int u = 0; u < 4; ++u)
+          r[u] = load_vector(body + (!Rounds || j + u * lanes < count ? j + u * lanes : j), l2);  // (past: j)
 #pragma unroll
-          for (int u = 0; u < 4; ++u)
-            if (j + u * lanes < count)
-#pragma unroll
-              for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
-        }
-      } else {
-        for (; j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
-          vec r[4];
-#pragma unroll
-          for (int u = 0; u < 4; ++u) r[u] = load_vector(body + j + u * lanes, l2);
-#pragma unroll
-          for (int u = 0; u < 4; ++u)
+        for (int u = 0; u < 4; ++u)
+          if (!Rounds || j + u * lanes < count)
 #pragma unroll
             for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
-        }
+      }
+      if constexpr (!Rounds) {
         for (; j < count; j += lanes) {
           const vec r = load_vector(body + j, l2);
 #pragma unroll

@@ -18,9 +18,7 @@
 #include <cstdint>
 
 #include "cured/device/axis_rows.cuh"
-#include "cured/device/segment_args.cuh"
 #include "cured/thread/element_load.cuh"
-#include "cured/thread/load.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {

@@ -25,6 +25,14 @@
 #define CURED_HD __host__ __device__
 #endif
 
+/// `#pragma unroll` for the loops of CURED_HD code, in the device compilation only (host
+/// compilers warn of it).
+#ifdef __CUDA_ARCH__
+#define CURED_UNROLL _Pragma("unroll")
+#else
+#define CURED_UNROLL
+#endif
+
 namespace cured {
 
 namespace detail {

@@ -10,9 +10,10 @@
 // kernels take per element:
 // - moments_op: Welford's update per value (one approximate reciprocal of the weight and two
 //   fused multiply-adds), Chan, Golub and LeVeque's combination of two states (another).
+//   add_all(state, values) takes a kernel's round of values in two passes and one combination.
 // - min_max_op: the smallest and largest values, NaN as minimum and maximum propagate it.
 // - log_sum_exp_op: the largest value m and s = sum exp(x - m), rescaled when m grows: one
-//   exponential per value.
+//   exponential per value; add_all(state, values) rescales once per round of values.
 // - scaled_squares_op: Blue's sum of squares in three ranges (small values scaled up, large ones
 //   scaled down), so that no square overflows or underflows (LAPACK's dnrm2).
 
@@ -55,9 +56,37 @@ CURED_HD inline F weight_reciprocal(F w) {
 #endif
 }
 
+/// e^d for d <= 0 (or NaN) in double on the device: d = (32 k + j) ln2 / 32 + r with |r| <=
+/// ln2 / 64, e^d = 2^k 2^(j/32) (1 + p(r)), p the degree-6 Taylor polynomial of e^r - 1 (error
+/// below 2^-57), 2^(j/32) from a table of 32 doubles. Within 1.02 ulp of e^d (2^22 arguments
+/// against long double's expl), in 12 double operations where ::exp takes about 20; results below
+/// 2^-1020 (d < -707) are 0, as a sum that holds 1 cannot tell.
+__device__ inline double exp_nonpositive_double(double d) {
+  static constexpr double two_to_j32[32] = {
+      0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0, 0x1.172b83c7d517bp+0,
+      0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0, 0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0,
+      0x1.3dea64c123422p+0, 0x1.44e086061892dp+0, 0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0,
+      0x1.6247eb03a5585p+0, 0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
+      0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0, 0x1.ae89f995ad3adp+0,
+      0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0, 0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0,
+      0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0};
+  constexpr double round = 0x1.8p52;  // adding it rounds to an integer, kept in the low word
+  const double t = fma(d, 0x1.71547652b82fep+5, round);  // d 32 / ln2 + round
+  const int k = __double2loint(t);
+  const double kd = t - round;
+  const double r = fma(kd, 0x1.718432a1b0e26p-40, fma(kd, -0x1.62e42ff000000p-6, d));  // ln2 / 32 in two parts
+  const double q = fma(fma(fma(fma(1.0 / 720, r, 1.0 / 120), r, 1.0 / 24), r, 1.0 / 6), r, 0.5);
+  const double p = fma(q, r * r, r);
+  const double c = two_to_j32[k & 31];
+  // c 2^(k >> 5), by adding to c's exponent (normal for d >= -707)
+  const double cs = __hiloint2double(__double2hiint(c) + ((k >> 5) << 20), __double2loint(c));
+  const double e = fma(cs, p, cs);  // computed before the test: a select, not a branch per value
+  return d < -707.0 ? 0.0 : e;      // a NaN d fails the test and stays NaN
+}
+
 /// e^d for d <= 0 (or NaN): on the device for float 2^(d log2 e) by the hardware's approximation
 /// (relative error within 2^-21 for |d| < 1, growing as |d| 2^-24 beyond; results below 2^-126
-/// are 0).
+/// are 0), for double exp_nonpositive_double.
 template <class F>
 CURED_HD inline F exp_nonpositive(F d) {
 #ifdef __CUDA_ARCH__
@@ -66,11 +95,21 @@ CURED_HD inline F exp_nonpositive(F d) {
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.44269504088896341f));
     return r;
   } else {
-    return ::exp(d);
+    return exp_nonpositive_double(d);
   }
 #else
   return std::exp(d);
 #endif
+}
+
+/// x[0] + ... + x[N - 1] as a balanced tree, so that each level's adds are independent.
+template <class F, int N>
+CURED_HD inline F tree_sum(F (&x)[N]) {
+CURED_UNROLL
+  for (int w = 1; w < N; w *= 2)
+CURED_UNROLL
+    for (int i = 0; i + w < N; i += 2 * w) x[i] += x[i + w];
+  return x[0];
 }
 
 }  // namespace detail
@@ -83,6 +122,26 @@ struct moments_op {
     const F d = x - a.mean;
     const F mean = a.mean + d * detail::weight_reciprocal(w);
     return {w, mean, a.m2 + d * (x - mean)};
+  }
+  /// Adds N values at once where they and their sum are finite: their mean and squared deviations
+  /// by two passes over them, each a tree, then one combination (one reciprocal, not N). Otherwise
+  /// one at a time, so that infinities and NaN give Welford's results.
+  template <class F, int N>
+  CURED_HD moments<F> add_all(const moments<F>& a, const F (&x)[N]) const {
+    F y[N];
+CURED_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = x[i];
+    const F sum = detail::tree_sum(y);
+    if (!(::fabs(sum) <= ::cuda::std::numeric_limits<F>::max())) {
+      moments<F> m = a;
+CURED_UNROLL
+      for (int i = 0; i < N; ++i) m = (*this)(m, x[i]);
+      return m;
+    }
+    const F mean = sum * (F(1) / F(N));
+CURED_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = (x[i] - mean) * (x[i] - mean);
+    return (*this)(a, moments<F>(F(N), mean, detail::tree_sum(y)));
   }
   /// Combines two states (Chan, Golub and LeVeque).
   template <class F>
@@ -147,6 +206,30 @@ struct log_sum_exp_op {
     const bool above = d > F(0);
     const F e = detail::exp_nonpositive(above ? -d : d);
     return {above ? x : a.max, above ? a.sum * e + F(1) : a.sum + e};
+  }
+  /// Adds N values at once where their largest m (NaN aside) is finite: s rescaled once if m is
+  /// above the state's maximum, then the N exponentials, independent of each other, as a tree.
+  /// Otherwise (and where x[0] is NaN, which m then is) one at a time, for the rules of
+  /// infinities and NaN.
+  template <class F, int N>
+  CURED_HD log_sum_exp<F> add_all(log_sum_exp<F> a, const F (&x)[N]) const {
+    F m = x[0];
+CURED_UNROLL
+    for (int i = 1; i < N; ++i) m = x[i] > m ? x[i] : m;  // NaN aside, but for a NaN x[0]: see below
+    if (!(::fabs(m) <= ::cuda::std::numeric_limits<F>::max())) {
+CURED_UNROLL
+      for (int i = 0; i < N; ++i) a = (*this)(a, x[i]);
+      return a;
+    }
+    if (m > a.max) {  // a.max -inf (nothing yet) rescales s = 0 by 0
+      a.sum *= detail::exp_nonpositive(a.max - m);
+      a.max = m;
+    }
+    F e[N];  // a.max is finite or +inf, each x below it: no inf - inf
+CURED_UNROLL
+    for (int i = 0; i < N; ++i) e[i] = detail::exp_nonpositive(x[i] - a.max);
+    a.sum += detail::tree_sum(e);
+    return a;
   }
   template <class F>
   CURED_HD log_sum_exp<F> operator()(const log_sum_exp<F>& a, const log_sum_exp<F>& b) const {

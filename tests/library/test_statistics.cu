@@ -12,11 +12,13 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -96,6 +98,56 @@ TEST(StatisticOps, LogSumExpRules) {
   const L c = op(a, b), d = op(b, a);
   EXPECT_NEAR(c.max + std::log(c.sum), std::log(std::exp(5.0) + std::exp(7.0)), 1e-14);
   EXPECT_NEAR(d.max + std::log(d.sum), std::log(std::exp(5.0) + std::exp(7.0)), 1e-14);
+}
+
+// add_all, the kernels' step per round of values, against one value at a time: equal rules for
+// infinities and NaN, equal values within rounding otherwise.
+TEST(StatisticOps, AddAllMatchesOneAtATime) {
+  using L = cured::log_sum_exp<double>;
+  using M = cured::moments<double>;
+  const cured::log_sum_exp_op lse;
+  const cured::moments_op mom;
+  const double inf = INFINITY, nan = NAN, big = 1e308;
+  const std::vector<std::array<double, 4>> rounds = {
+      {1, 2, 3, 4},         {-inf, -inf, -inf, -inf}, {-inf, 5, -inf, 1},  {inf, 1, 2, 3},     {1, nan, 2, 3},
+      {nan, nan, nan, nan}, {inf, -inf, 0, 0},        {-700, -1, 0, -800}, {big, big, big, 1}, {nan, 1, inf, 2}};
+  const std::vector<std::array<double, 4>> before = {{}, {-inf, -inf, -inf, -inf}, {10, 0, 0, 0}, {inf, 0, 0, 0}, {-3, 7, 7, 0}};
+  const auto same = [](double a, double b, double tolerance) {
+    return (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tolerance * std::fabs(b);
+  };
+  for (std::size_t b = 0; b < before.size(); ++b) {
+    for (const auto& x : rounds) {
+      std::ostringstream what;
+      what << "state " << b << ", round " << x[0] << " " << x[1] << " " << x[2] << " " << x[3];
+      SCOPED_TRACE(what.str());
+      L l = cured::log_sum_exp_op::identity<L>();
+      M m = cured::moments_op::identity<M>();
+      for (std::size_t i = 0; i < (b == 0 ? 0 : 3); ++i) {
+        l = lse(l, before[b][i]);
+        m = mom(m, before[b][i]);
+      }
+      L l1 = l;
+      M m1 = m;
+      for (const double v : x) {
+        l1 = lse(l1, v);
+        m1 = mom(m1, v);
+      }
+      const double(&xs)[4] = *reinterpret_cast<const double(*)[4]>(x.data());
+      const L l4 = lse.add_all(l, xs);
+      const M m4 = mom.add_all(m, xs);
+      EXPECT_TRUE(same(l4.max + std::log(l4.sum), l1.max + std::log(l1.sum), 1e-15))
+          << l4.max << "+log " << l4.sum << " vs " << l1.max << "+log " << l1.sum;
+      EXPECT_EQ(m4.weight, m1.weight);
+      EXPECT_TRUE(same(m4.mean, m1.mean, 1e-15)) << m4.mean << " vs " << m1.mean;
+      EXPECT_TRUE(same(m4.m2, m1.m2, 1e-14)) << m4.m2 << " vs " << m1.m2;
+    }
+  }
+  // Where Welford's difference overflows (-big then big), the round's two passes keep the mean.
+  const double spread[4] = {-big, big, 0, 1};
+  const M m = mom.add_all(cured::moments_op::identity<M>(), spread);
+  EXPECT_EQ(m.mean, 0.25);
+  EXPECT_EQ(m.m2, inf);
+  EXPECT_TRUE(std::isnan(mom(mom(mom(cured::moments_op::identity<M>(), -big), big), 0.0).mean));
 }
 
 TEST(StatisticOps, ScaledSquaresNeitherOverflowNorUnderflow) {
@@ -244,8 +296,9 @@ TYPED_TEST(Statistics, SpecialValues) {
     }
     check_all(h, x, "special");
   }
-  // Longer runs of the same kinds, over many threads.
-  for (const std::int64_t n : {5000, 300001}) {
+  // Longer runs of the same kinds, over many threads (at 2^22 + 3 each thread's whole rounds
+  // take the operators' add_all).
+  for (const std::int64_t n : {5000, 300001, (1 << 22) + 3}) {
     if (n > cured::test::max_test_n()) continue;
     std::vector<T> h(std::size_t(n), from_double<T>(big));
     std::vector<double> x(h.size(), to_double(h[0]));
@@ -258,6 +311,9 @@ TYPED_TEST(Statistics, SpecialValues) {
       x[i] = to_double(h[i]);
     }
     check_all(h, x, "-inf every seventh");
+    h[h.size() / 3] = from_double<T>(INFINITY);
+    x[x.size() / 3] = INFINITY;
+    check_all(h, x, "one +inf");
     h[h.size() / 2] = from_double<T>(NAN);
     x[x.size() / 2] = NAN;
     check_all(h, x, "one NaN");

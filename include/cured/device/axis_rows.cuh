@@ -89,6 +89,8 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
     if (vectors && stride == 1) {
       using vec = vector16<In>;
       constexpr int size = vec::size;
+      // A whole round of four vectors goes to op.add_all where the op has one.
+      constexpr bool all_of_round = !Later && adds_all<Op, Acc, loaded_t<Load, In>, 4 * size>;
       const std::int64_t head = unaligned_head(p, length), count = (length - head) / size;
       const vec* body = reinterpret_cast<const vec*>(p + head);
       for (std::int64_t l = lane; l < head; l += lanes) add(l, p[l]);
@@ -100,11 +102,22 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
 #pragma unroll
         for (int u = 0; u < 4; ++u)
           r[u] = load_vector(body + (!Rounds || j + u * lanes < count ? j + u * lanes : j), l2);  // (past: j)
+        if constexpr (all_of_round) {
+          if (!Rounds || j + 3 * std::int64_t(lanes) < count) {
+            add_all_of<4 * size>(acc, [&](int i) {
+              const int u = i / size, k = i % size;
+              return load(index + (head + (j + u * lanes) * size + k) * multiplier, r[u].v[k]);
+            }, op);
+            continue;
+          }
+        }
+        if constexpr (!all_of_round || Rounds) {
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
-          if (!Rounds || j + u * lanes < count)
+          for (int u = 0; u < 4; ++u)
+            if (!Rounds || j + u * lanes < count)
 #pragma unroll
-            for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
+              for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
+        }
       }
       if constexpr (!Rounds) {
         for (; j < count; j += lanes) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 
 namespace cured::device {
@@ -59,11 +60,18 @@ __device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load
         vec r[u_count];
 #pragma unroll
         for (int u = 0; u < u_count; ++u) r[u] = load_vector(body + j + u * threads, l2);
+        if constexpr (adds_all<Op, Acc, loaded_t<Load, In>, u_count * vec::size>) {
+          add_all_of<u_count * vec::size>(acc, [&](int i) {
+            const int u = i / vec::size, k = i % vec::size;
+            return load(head + (j + u * threads) * vec::size + k, r[u].v[k]);
+          }, op);
+        } else {
 #pragma unroll
-        for (int u = 0; u < u_count; ++u)
+          for (int u = 0; u < u_count; ++u)
 #pragma unroll
-          for (int k = 0; k < vec::size; ++k)
-            acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+            for (int k = 0; k < vec::size; ++k)
+              acc = op(acc, load(head + (j + u * threads) * vec::size + k, r[u].v[k]));
+        }
       }
     }
     // The last round: fewer than u_count vectors left for this thread (OneRound: at most u_count).

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -186,6 +187,39 @@ TEST(StatisticsAxes, SeveralAxesAndEmptyReductions) {
   outputs e(7);
   run(axis_launches(empty, {1}, 7), e);
   check(e, std::vector<std::vector<double>>(7), 1);
+}
+
+// Every axis of a contiguous array: the whole-array kernels, bit-identical to the whole-array
+// functions; converted to a half output once.
+TEST(StatisticsAxes, EveryAxisOfAContiguousArray) {
+  CURED_REQUIRE_GPU();
+  const std::int64_t a = 64, b = 1000, n = a * b;
+  const std::vector<float> h = values(std::size_t(n), 21, 0.0001);
+  const device_buffer<float> d = upload(h);
+  const float* p = d.data();
+  const auto x = cured::view(p, {a, b});
+  device_buffer<float> f(4);
+  device_buffer<std::int64_t> c(1);
+  device_buffer<std::uint8_t> t(2);
+  device_buffer<__half> hf(1);
+  const auto one = [](auto* q) { return cured::view(q, {1, 1}); };  // extent 1 on the reduced axes
+  cured::logsumexp(x, {0, 1}, one(f.data()));
+  cured::norm(x, {1, 0}, one(f.data() + 1), 2.0);
+  cured::mean(x, {0, 1}, one(f.data() + 2));
+  cured::var(x, {0, 1}, one(f.data() + 3));
+  cured::count_nonzero(x, {0, 1}, one(c.data()));
+  cured::any(x, {0, 1}, one(t.data()));
+  cured::all(x, {0, 1}, one(t.data() + 1));
+  cured::mean(x, {0, 1}, one(hf.data()));
+  const auto got = download(f, 4);
+  const float want[4] = {cured::logsumexp(p, n), cured::norm(p, n, 2.0), cured::mean(p, n), cured::var(p, n)};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0) << i << ": " << got[i] << " vs " << want[i];
+  EXPECT_EQ(download(c, 1)[0], cured::count_nonzero(p, n));
+  const auto truth = download(t, 2);
+  EXPECT_EQ(truth[0], std::uint8_t(cured::any(p, n)));
+  EXPECT_EQ(truth[1], std::uint8_t(cured::all(p, n)));
+  EXPECT_EQ(__half2float(download(hf, 1)[0]), __half2float(__float2half(want[2])));
 }
 
 TEST(StatisticsAxes, HalfInputStridedAndConvertedOutputs) {

@@ -144,6 +144,14 @@ void axis_statistic(const strided_view<T>& in, const axes& along, const strided_
   const strided_view<const In> cin = const_view(in);
   axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
   plan.row_vectors_per_lane = statistic_row_vectors;
+  if constexpr (!two_parts<statistic_result<S>>) {
+    if (whole_run(plan) && plan.reduced_size > 0) {  // one output of one contiguous run: the whole-array kernels
+      const std::int64_t n = plan.reduced_size;
+      reduce<mode::async>(cin.data, n, out.data, s.load, s.op, counted<decltype(s.finish)>{s.finish, n},
+                          identity_of<decltype(s.op), Acc>(s.op), ws, stream);
+      return;
+    }
+  }
   if (second) check_second_output(cin, along, out, *second, plan.outputs > 0, second_name, "first outputs", ws);
   const statistic_store<decltype(s.finish), A, B> store{out.data, second ? second->data : nullptr,
                                                         plan.reduced_size, s.finish};

@@ -221,7 +221,7 @@ CURED_UNROLL
       for (int i = 0; i < N; ++i) a = (*this)(a, x[i]);
       return a;
     }
-    if (m > a.max) {  // a.max -inf (nothing yet) rescales s = 0 by 0
+    if (m > a.max) {  // a.max -inf (no values yet, or only -inf): s, 0 or their count, becomes 0
       a.sum *= detail::exp_nonpositive(a.max - m);
       a.max = m;
     }

@@ -2,7 +2,6 @@
 // What a kernel makes of each element before it combines it: load(i, x) -> accumulator, where
 // i is the element's index; and finish(acc), what the caller sees of the total.
 
-#include <concepts>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -83,19 +82,23 @@ __device__ __forceinline__ void add_later(Acc& acc, std::int64_t index, const T&
 
 /// What load makes of an In element.
 template <class Load, class In>
-using loaded_t = std::remove_cvref_t<decltype(std::declval<const Load&>()(std::int64_t(), std::declval<const In&>()))>;
+using loaded_t = std::remove_cv_t<
+    std::remove_reference_t<decltype(std::declval<const Load&>()(std::int64_t(), std::declval<const In&>()))>>;
 
 /// Whether op adds N loaded values at once, op.add_all(acc, values): the statistics whose step
 /// per value is dearer, or a longer chain, than their step per set (moments_op, log_sum_exp_op).
+template <class Op, class Acc, class V, int N, class = void>
+inline constexpr bool adds_all = false;
 template <class Op, class Acc, class V, int N>
-concept adds_all = requires(const Op& op, const Acc& acc, const V (&x)[N]) {
-  { op.add_all(acc, x) } -> std::convertible_to<Acc>;
-};
+inline constexpr bool adds_all<
+    Op, Acc, V, N,
+    std::void_t<decltype(std::declval<const Op&>().add_all(std::declval<const Acc&>(),
+                                                           std::declval<const V (&)[N]>()))>> = true;
 
 /// acc = op.add_all(acc, values) for the N loaded elements of a round, element(i) for i in [0, N).
 template <int N, class Acc, class Element, class Op>
 __device__ __forceinline__ void add_all_of(Acc& acc, const Element& element, const Op& op) {
-  std::remove_cvref_t<decltype(element(0))> x[N];
+  std::remove_cv_t<std::remove_reference_t<decltype(element(0))>> x[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) x[i] = element(i);
   acc = op.add_all(acc, x);

@@ -41,10 +41,9 @@ struct counted {
   }
 };
 
-/// The statistic of in[0, n) into *out.
-template <mode M, class T, class S>
-void whole_statistic(const T* in, std::int64_t n, statistic_result<S>* out, const S& s, workspace& ws,
-                     cudaStream_t stream) {
+/// The statistic of in[0, n) into *out (of the result's type, or one it converts to).
+template <mode M, class T, class S, class Out>
+void whole_statistic(const T* in, std::int64_t n, Out* out, const S& s, workspace& ws, cudaStream_t stream) {
   using Acc = typename S::acc;
   reduce<M>(in, n, out, s.load, s.op, counted<decltype(s.finish)>{s.finish, n}, identity_of<decltype(s.op), Acc>(s.op),
             ws, stream);
@@ -146,9 +145,7 @@ void axis_statistic(const strided_view<T>& in, const axes& along, const strided_
   plan.row_vectors_per_lane = statistic_row_vectors;
   if constexpr (!two_parts<statistic_result<S>>) {
     if (whole_run(plan) && plan.reduced_size > 0) {  // one output of one contiguous run: the whole-array kernels
-      const std::int64_t n = plan.reduced_size;
-      reduce<mode::async>(cin.data, n, out.data, s.load, s.op, counted<decltype(s.finish)>{s.finish, n},
-                          identity_of<decltype(s.op), Acc>(s.op), ws, stream);
+      whole_statistic<mode::async>(cin.data, plan.reduced_size, out.data, s, ws, stream);
       return;
     }
   }

@@ -67,6 +67,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
   constexpr bool narrow = Later && Narrow && is_arg_reduction<Load, Op, In>;
   In best{};
   int best_at = -1;
+  const auto at = [&](std::int64_t l) { return index + l * multiplier; };  // element l's index
   const auto add = [&](std::int64_t l, const In& x) {
     if constexpr (narrow) {
       if (best_at < 0 || detail::arg_later<std::is_same_v<Op, arg_maximum>>(best, x)) {
@@ -74,14 +75,14 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
         best_at = int(l);
       }
     } else if constexpr (Later) {
-      add_later(acc, index + l * multiplier, x, load, op);
+      add_later(acc, at(l), x, load, op);
     } else {
-      acc = op(acc, load(index + l * multiplier, x));
+      acc = op(acc, load(at(l), x));
     }
   };
   const auto finish = [&] {
     if constexpr (narrow) {
-      if (best_at >= 0) add_later(acc, index + best_at * multiplier, best, load, op);
+      if (best_at >= 0) add_later(acc, at(best_at), best, load, op);
     }
     total = acc;
   };
@@ -106,7 +107,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
           if (!Rounds || j + 3 * std::int64_t(lanes) < count) {
             add_all_of<4 * size>(acc, [&](int i) {
               const int u = i / size, k = i % size;
-              return load(index + (head + (j + u * lanes) * size + k) * multiplier, r[u].v[k]);
+              return load(at(head + (j + u * lanes) * size + k), r[u].v[k]);
             }, op);
             continue;
           }

@@ -1,36 +1,51 @@
-"""Development probe: the GPU time of whole-array calls from Python, with and without the host's
-call queued before the GPU reaches the start event.
+"""Development probe: the slow stretch after memory is given back, sample by sample.
 
     PYTHONPATH=build/release/python python3 bench/probe/python_timing.py
 
-A float32 array of 2^28 values from torch.rand; for each call the median of 20 cold samples
-(the L2 flushed by writing 480 MiB before each), once as python -m cured.bench times it (start
-event, call, stop event) and once with a 0.1 ms spin kernel queued before the start event, so
-that the call is queued before the GPU reaches it; and the host's microseconds to queue a call.
+A float32 array of 2^28 values from torch.rand. torch.count_nonzero (which allocates a
+temporary the size of its input) is timed, then cured.any, each sample cold as
+python -m cured.bench takes it (the L2 flushed by writing twice its size, CUDA events around
+the call), in four ways: straight after, after torch.cuda.empty_cache() (what the benchmark
+does at the end of each workload), after cured.bench's release(), and after release() and the
+benchmark's 20 ms of warm-up calls. Prints each way's 20 samples in the order taken, and the
+host's microseconds to queue a cured.any call.
 """
 import time
 
 import torch
 
 import cured
+import cured.bench as cb
 
-x = torch.rand(1 << 28, device="cuda")
-flush = torch.empty(480 << 20, dtype=torch.uint8, device="cuda")
-start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+bench = cb.Bench(20, 3, False)
+x = bench.input((1 << 28,))
 
 
-def cold(fn, spin, samples=20):
-    times = []
-    for i in range(samples):
-        flush.fill_(i & 255)
-        if spin:
-            torch.cuda._sleep(200000)
-        start.record()
+def samples(fn, count=20):
+    for _ in range(3):
         fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    return sorted(times)[samples // 2]
+    stream, times = torch.cuda.current_stream(), []
+    for _ in range(count):
+        bench.flush_value ^= 0x5A
+        bench.flush_buffer.fill_(bench.flush_value)
+        bench.start.record(stream)
+        fn()
+        bench.stop.record(stream)
+        bench.stop.synchronize()
+        times.append(bench.start.elapsed_time(bench.stop) * 1e3)
+    return times
+
+
+def settle(fn):
+    bench.release()
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < cb.SETTLE_S:
+        fn()
+        torch.cuda.synchronize()
+
+
+def any_call():
+    return cured.any(x)
 
 
 def queued(fn, calls=200):
@@ -43,11 +58,11 @@ def queued(fn, calls=200):
     return (t1 - t0) / calls * 1e6
 
 
-calls = [("cured.sum", lambda: cured.sum(x)), ("cured.count_nonzero", lambda: cured.count_nonzero(x)),
-         ("cured.any", lambda: cured.any(x)), ("cured.logsumexp", lambda: cured.logsumexp(x)),
-         ("torch.any", lambda: torch.any(x))]
-for name, fn in calls:
-    fn()
-    fn()
-    print(f"{name:20s} cold {cold(fn, False):8.2f} us  cold after spin {cold(fn, True):8.2f} us  "
-          f"host queues a call in {queued(fn):7.2f} us")
+ways = (("straight after", lambda: None), ("after empty_cache()", torch.cuda.empty_cache),
+        ("after release()", bench.release), ("after release() and warm-up", lambda: settle(any_call)))
+for label, between in ways:
+    samples(lambda: torch.count_nonzero(x))
+    between()
+    times = samples(any_call)
+    print(f"{label:28s} median {cb.median(times):6.1f} us: " + " ".join(f"{t:.0f}" for t in times), flush=True)
+print(f"the host queues a cured.any call in {queued(any_call):.1f} us")

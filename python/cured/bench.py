@@ -19,8 +19,11 @@ What it measures, in one process on the current CUDA device, float32 inputs from
 How: every sample is cold. Before each one a buffer twice the size of the L2 is written, which
 evicts the input from the L2; the sample is the time between two CUDA events recorded on the
 current stream around the one call. A workload's time is the median of --samples samples, taken
-after three warm-up calls. The flush occupies the GPU while the host issues the call; where the
-host takes longer, the difference is in the time (the hot loop measures the host alone). CuPy
+after three warm-up calls and 20 ms more of them: the GPU runs up to 15% slower for some
+milliseconds after memory is given back (as at each workload's end) or after a long kernel,
+and the warm-up keeps that stretch out of every library's samples. The flush occupies the GPU
+while the host issues the call; where the host takes longer, the difference is in the time (the
+hot loop measures the host alone). CuPy
 reads the torch tensor's memory (``cupy.asarray``, no copy) and runs, as torch does by default,
 on the legacy default stream. GB/s is the bytes read (the input) plus the bytes written (the
 output: float32 sums, int64 indices and counts, both parts of var_mean and aminmax, one byte per
@@ -51,6 +54,7 @@ STAT_CASES = (((1 << 28,), None), ((1 << 23, 32), 1), ((16384, 16384), 0))
 OUT_BYTES = {"argmax": 8, "var_mean": 8, "aminmax": 8, "count_nonzero": 8, "any": 1}
 SHAPES_3D = ((64, 4096, 64), (1024, 256, 256), (8, 1 << 20, 8), (4096, 64, 256))
 MIN_LOG2, EXACT_MIN_LOG2, OVERHEAD_N = 10, 20, 1 << 10
+SETTLE_S = 0.02  # seconds of warm-up calls per workload, after the --warmup calls
 FIELDS = ("section", "op", "shape", "dim", "n", "bytes", "cured_us", "torch_us", "cupy_us",
           "cured_gbps", "torch_gbps", "cupy_gbps", "speedup", "check")
 FAILED = ("WRONG", "ERROR")
@@ -310,23 +314,40 @@ class Bench:
         self.flush_buffer = torch.empty(2 * self.l2_bytes, dtype=torch.uint8, device="cuda")
         self.flush_value = 0
         self.start, self.stop = (torch.cuda.Event(enable_timing=True) for _ in range(2))
-        self.samples, self.warmup, self.base = samples, warmup, None
+        self.samples, self.warmup, self.base, self.workload = samples, warmup, None, ""
 
-    def time(self, fn):
-        """(median cold microseconds of one call of fn, the result of the first warm-up call)."""
-        first = fn()
-        for _ in range(self.warmup - 1):
-            fn()
-        stream, times = self.torch.cuda.current_stream(), []
-        for _ in range(self.samples):
-            self.flush_value ^= 0x5A  # different bytes each time: no write can be skipped
-            self.flush_buffer.fill_(self.flush_value)
-            self.start.record(stream)
-            fn()
-            self.stop.record(stream)
-            self.stop.synchronize()
-            times.append(self.start.elapsed_time(self.stop) * 1e3)
-        return median(times), first
+    def time_libs(self, fns: dict) -> tuple[dict, dict]:
+        """({lib: median cold microseconds of one call}, {lib: the result of its first call}).
+
+        One library after the other, each warmed up (--warmup calls, then calls for SETTLE_S
+        seconds) before its samples: the GPU runs slower for some milliseconds after memory is
+        given back or after a long kernel, and the warm-up leaves that stretch to no library's
+        samples. A library whose call raises is reported and left out."""
+        times, results = {}, {}
+        for lib, fn in fns.items():
+            try:
+                results[lib] = fn()
+                for _ in range(self.warmup - 1):
+                    fn()
+                self.torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                while time.perf_counter() - t0 < SETTLE_S:
+                    fn()
+                    self.torch.cuda.synchronize()
+                stream, samples = self.torch.cuda.current_stream(), []
+                for _ in range(self.samples):
+                    self.flush_value ^= 0x5A  # different bytes each time: no write can be skipped
+                    self.flush_buffer.fill_(self.flush_value)
+                    self.start.record(stream)
+                    fn()
+                    self.stop.record(stream)
+                    self.stop.synchronize()
+                    samples.append(self.start.elapsed_time(self.stop) * 1e3)
+                times[lib] = median(samples)
+            except Exception as e:
+                print(f"{lib} {self.workload}: {type(e).__name__}: {e}", file=sys.stderr)
+                results.pop(lib, None)
+        return times, results
 
     def release(self) -> None:
         """Give cached memory back (CuPy's pool holds what torch could use)."""
@@ -378,12 +399,8 @@ class Bench:
         if cupy is not None:
             a, cupy_op = cupy.asarray(x), (cupy.argmax if op == "argmax" else cupy.sum)
             fns["cupy"] = lambda: cupy_op(a, axis=dim)
-        times, results = {}, {}
-        for lib, fn in fns.items():
-            try:
-                times[lib], results[lib] = self.time(fn)
-            except Exception as e:
-                print(f"{lib} {op} on {tuple(x.shape)} dim {dim}: {type(e).__name__}: {e}", file=sys.stderr)
+        self.workload = f"{op} on {tuple(x.shape)} dim {dim}"
+        times, results = self.time_libs(fns)
         check = ("ERROR" if "cured" not in results else "unchecked" if "torch" not in results
                  else self.check(op, x, dim, results["cured"], results["torch"]))
         results = fns = None  # drop the outputs before the caches are emptied
@@ -427,12 +444,8 @@ class Bench:
     def measure_stat(self, op: str, x, dim) -> dict:
         """One statistics row: cold times of cured and torch on x along dim; cured's result checked."""
         ours, theirs = self.stat_fns(op, x, dim)
-        times, results = {}, {}
-        for lib, fn in (("cured", ours), ("torch", theirs)):
-            try:
-                times[lib], results[lib] = self.time(fn)
-            except Exception as e:
-                print(f"{lib} {op} on {tuple(x.shape)} dim {dim}: {type(e).__name__}: {e}", file=sys.stderr)
+        self.workload = f"{op} on {tuple(x.shape)} dim {dim}"
+        times, results = self.time_libs({"cured": ours, "torch": theirs})
         check = ("ERROR" if "cured" not in results else "unchecked" if "torch" not in results
                  else self.check_stat(op, results["cured"], results["torch"]))
         results = None

@@ -21,27 +21,15 @@ bench = cb.Bench(20, 3, False)
 x = bench.input((1 << 28,))
 
 
-def samples(fn, count=20):
+def samples(fn):
     for _ in range(3):
         fn()
-    stream, times = torch.cuda.current_stream(), []
-    for _ in range(count):
-        bench.flush_value ^= 0x5A
-        bench.flush_buffer.fill_(bench.flush_value)
-        bench.start.record(stream)
-        fn()
-        bench.stop.record(stream)
-        bench.stop.synchronize()
-        times.append(bench.start.elapsed_time(bench.stop) * 1e3)
-    return times
+    return bench.cold_samples(fn)
 
 
 def settle(fn):
     bench.release()
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < cb.SETTLE_S:
-        fn()
-        torch.cuda.synchronize()
+    bench.settle(fn)
 
 
 def any_call():

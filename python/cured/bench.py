@@ -329,25 +329,33 @@ class Bench:
                 results[lib] = fn()
                 for _ in range(self.warmup - 1):
                     fn()
-                self.torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                while time.perf_counter() - t0 < SETTLE_S:
-                    fn()
-                    self.torch.cuda.synchronize()
-                stream, samples = self.torch.cuda.current_stream(), []
-                for _ in range(self.samples):
-                    self.flush_value ^= 0x5A  # different bytes each time: no write can be skipped
-                    self.flush_buffer.fill_(self.flush_value)
-                    self.start.record(stream)
-                    fn()
-                    self.stop.record(stream)
-                    self.stop.synchronize()
-                    samples.append(self.start.elapsed_time(self.stop) * 1e3)
-                times[lib] = median(samples)
+                self.settle(fn)
+                times[lib] = median(self.cold_samples(fn))
             except Exception as e:
                 print(f"{lib} {self.workload}: {type(e).__name__}: {e}", file=sys.stderr)
                 results.pop(lib, None)
         return times, results
+
+    def settle(self, fn) -> None:
+        """Calls fn, each to its end, for SETTLE_S seconds."""
+        self.torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < SETTLE_S:
+            fn()
+            self.torch.cuda.synchronize()
+
+    def cold_samples(self, fn) -> list[float]:
+        """--samples cold microseconds of one call of fn, in the order taken."""
+        stream, samples = self.torch.cuda.current_stream(), []
+        for _ in range(self.samples):
+            self.flush_value ^= 0x5A  # different bytes each time: no write can be skipped
+            self.flush_buffer.fill_(self.flush_value)
+            self.start.record(stream)
+            fn()
+            self.stop.record(stream)
+            self.stop.synchronize()
+            samples.append(self.start.elapsed_time(self.stop) * 1e3)
+        return samples
 
     def release(self) -> None:
         """Give cached memory back (CuPy's pool holds what torch could use)."""

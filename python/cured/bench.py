@@ -23,9 +23,8 @@ after three warm-up calls and 20 ms more of them: the GPU runs up to 15% slower 
 milliseconds after memory is given back (as at each workload's end) or after a long kernel,
 and the warm-up keeps that stretch out of every library's samples. The flush occupies the GPU
 while the host issues the call; where the host takes longer, the difference is in the time (the
-hot loop measures the host alone). CuPy
-reads the torch tensor's memory (``cupy.asarray``, no copy) and runs, as torch does by default,
-on the legacy default stream. GB/s is the bytes read (the input) plus the bytes written (the
+hot loop measures the host alone). CuPy reads the torch tensor's memory (``cupy.asarray``, no
+copy) and runs, as torch does by default, on the legacy default stream. GB/s is the bytes read (the input) plus the bytes written (the
 output: float32 sums, int64 indices and counts, both parts of var_mean and aminmax, one byte per
 ``any``) over the median time.
 

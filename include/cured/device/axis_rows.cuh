@@ -105,10 +105,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
           r[u] = load_vector(body + (!Rounds || j + u * lanes < count ? j + u * lanes : j), l2);  // (past: j)
         if constexpr (all_of_round) {
           if (!Rounds || j + 3 * std::int64_t(lanes) < count) {
-            add_all_of<4 * size>(acc, [&](int i) {
-              const int u = i / size, k = i % size;
-              return load(at(head + (j + u * lanes) * size + k), r[u].v[k]);
-            }, op);
+            add_round_at_once(acc, r, [&](int u, int k) { return at(head + (j + u * lanes) * size + k); }, load, op);
             continue;
           }
         }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cured/ops.cuh"
+#include "cured/thread/load.cuh"
 
 namespace cured::device {
 
@@ -95,12 +96,17 @@ inline constexpr bool adds_all<
     std::void_t<decltype(std::declval<const Op&>().add_all(std::declval<const Acc&>(),
                                                            std::declval<const V (&)[N]>()))>> = true;
 
-/// acc = op.add_all(acc, values) for the N loaded elements of a round, element(i) for i in [0, N).
-template <int N, class Acc, class Element, class Op>
-__device__ __forceinline__ void add_all_of(Acc& acc, const Element& element, const Op& op) {
-  std::remove_cv_t<std::remove_reference_t<decltype(element(0))>> x[N];
+/// acc = op.add_all(acc, values) for a round of U 16-byte vectors: value k of vector u is
+/// load(index(u, k), r[u].v[k]), taken in the order of u, then k.
+template <int U, class In, class Acc, class Index, class Load, class Op>
+__device__ __forceinline__ void add_round_at_once(Acc& acc, const vector16<In> (&r)[U], const Index& index,
+                                                  const Load& load, const Op& op) {
+  constexpr int size = vector16<In>::size;
+  loaded_t<Load, In> x[U * size];
 #pragma unroll
-  for (int i = 0; i < N; ++i) x[i] = element(i);
+  for (int u = 0; u < U; ++u)
+#pragma unroll
+    for (int k = 0; k < size; ++k) x[u * size + k] = load(index(u, k), r[u].v[k]);
   acc = op.add_all(acc, x);
 }
 

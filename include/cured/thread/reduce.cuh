@@ -61,10 +61,7 @@ __device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load
 #pragma unroll
         for (int u = 0; u < u_count; ++u) r[u] = load_vector(body + j + u * threads, l2);
         if constexpr (adds_all<Op, Acc, loaded_t<Load, In>, u_count * vec::size>) {
-          add_all_of<u_count * vec::size>(acc, [&](int i) {
-            const int u = i / vec::size, k = i % vec::size;
-            return load(head + (j + u * threads) * vec::size + k, r[u].v[k]);
-          }, op);
+          add_round_at_once(acc, r, [&](int u, int k) { return head + (j + u * threads) * vec::size + k; }, load, op);
         } else {
 #pragma unroll
           for (int u = 0; u < u_count; ++u)

@@ -10,7 +10,8 @@
 // kernels take per element:
 // - moments_op: Welford's update per value (one approximate reciprocal of the weight and two
 //   fused multiply-adds), Chan, Golub and LeVeque's combination of two states (another).
-//   add_all(state, values) takes a kernel's round of values in two passes and one combination.
+//   add_all(state, values) takes a kernel's round of values in two passes and one combination;
+//   add_each(states, values) updates states of a common weight with one reciprocal.
 // - min_max_op: the smallest and largest values, NaN as minimum and maximum propagate it.
 // - log_sum_exp_op: the largest value m and s = sum exp(x - m), rescaled when m grows: one
 //   exponential per value; add_all(state, values) rescales once per round of values.
@@ -145,6 +146,18 @@ CURED_UNROLL
       y[i] = deviation * deviation;
     }
     return (*this)(a, moments<F>(F(N), mean, detail::tree_sum(y)));
+  }
+  /// Adds x[k] to a[k] for each k, where every a[k] holds the same weight: Welford's update of
+  /// each, with one reciprocal for all (the column kernel's V columns of a row).
+  template <class F, int N>
+  CURED_HD void add_each(moments<F> (&a)[N], const F (&x)[N]) const {
+    const F w = a[0].weight + F(1), r = detail::weight_reciprocal(w);
+CURED_UNROLL
+    for (int k = 0; k < N; ++k) {
+      const F d = x[k] - a[k].mean;
+      const F mean = a[k].mean + d * r;
+      a[k] = {w, mean, a[k].m2 + d * (x[k] - mean)};
+    }
   }
   /// Combines two states (Chan, Golub and LeVeque).
   template <class F>

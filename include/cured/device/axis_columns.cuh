@@ -172,6 +172,9 @@ __global__ void __launch_bounds__(Policy::block, 3)
           r = end;
         }
       }
+      // A row's V values go to op.add_each where the op has one (moments_op: their V states hold
+      // as many values, so one reciprocal a row, not one a column).
+      constexpr bool each_of_row = V > 1 && adds_each<Op, Acc, loaded_t<Load, In>, V>;
       for (; r + 3 * std::int64_t(height) < end; r += 4 * std::int64_t(height)) {
         std::int64_t at[4], index[4];
 #pragma unroll
@@ -179,8 +182,18 @@ __global__ void __launch_bounds__(Policy::block, 3)
         decltype(read(0)) x[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) x[u] = read(at[u]);
+        if constexpr (each_of_row) {
 #pragma unroll
-        for (int u = 0; u < 4; ++u) add(index[u], x[u]);
+          for (int u = 0; u < 4; ++u) {
+            loaded_t<Load, In> y[V];
+#pragma unroll
+            for (int k = 0; k < V; ++k) y[k] = load(index[u], x[u].v[k]);
+            op.add_each(acc, y);
+          }
+        } else {
+#pragma unroll
+          for (int u = 0; u < 4; ++u) add(index[u], x[u]);
+        }
       }
       for (; r < end; r += height) {
         std::int64_t at, index;

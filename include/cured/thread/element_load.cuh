@@ -96,6 +96,16 @@ inline constexpr bool adds_all<
     std::void_t<decltype(std::declval<const Op&>().add_all(std::declval<const Acc&>(),
                                                            std::declval<const V (&)[N]>()))>> = true;
 
+/// Whether op adds value k to state k of N states that hold as many values each,
+/// op.add_each(states, values) (moments_op: one reciprocal of their common weight).
+template <class Op, class Acc, class V, int N, class = void>
+inline constexpr bool adds_each = false;
+template <class Op, class Acc, class V, int N>
+inline constexpr bool adds_each<
+    Op, Acc, V, N,
+    std::void_t<decltype(std::declval<const Op&>().add_each(std::declval<Acc (&)[N]>(),
+                                                            std::declval<const V (&)[N]>()))>> = true;
+
 /// acc = op.add_all(acc, values) for a round of U 16-byte vectors: value k of vector u is
 /// load(index(u, k), r[u].v[k]), taken in the order of u, then k.
 template <int U, class In, class Acc, class Index, class Load, class Op>

@@ -14,16 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "cold_timing.cuh"
 #include "cured/cured.cuh"
 
-#define CK(x)                                                                      \
-  do {                                                                             \
-    const cudaError_t e_ = (x);                                                    \
-    if (e_ != cudaSuccess) {                                                       \
-      std::printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                \
-    }                                                                              \
-  } while (0)
 
 template <class T>
 __global__ void floor_kernel(const T* v, std::int64_t n, const std::int64_t* off, std::int64_t S, T* out, int* sink) {
@@ -63,9 +56,6 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&flush, flush_bytes));
   CK(cudaMalloc(&sink, 4));
   cured::workspace ws;
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
   for (const std::int64_t n : {std::int64_t(1) << 24, N}) {
     for (const auto& d : dists) {
       std::vector<std::int64_t> off = {0};
@@ -85,21 +75,7 @@ int main(int argc, char** argv) {
       const std::int64_t S = std::int64_t(off.size()) - 1;
       CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
       const cured::segments seg{d_off, S};
-      const auto time = [&](auto&& f) {
-        std::vector<float> t;
-        for (int r = 0; r < 12; ++r) {
-          CK(cudaMemsetAsync(flush, r, flush_bytes));
-          CK(cudaEventRecord(a));
-          f();
-          CK(cudaEventRecord(b));
-          CK(cudaEventSynchronize(b));
-          float ms = 0;
-          CK(cudaEventElapsedTime(&ms, a, b));
-          t.push_back(ms * 1000);
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-      };
+      const auto time = [&](auto&& f) { return cold_median_us(f, flush, flush_bytes, 12); };
       const auto* f = static_cast<const float*>(values);
       const auto* g64 = static_cast<const double*>(values);
       const float floor_f = time([&] { floor_kernel<<<132 * 8, 256>>>(f, n, d_off, S, (float*)out, sink); });

@@ -17,15 +17,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "cold_timing.cuh"
 #include "cured/cured.cuh"
-#define CK(x)                                                           \
-  do {                                                                  \
-    const cudaError_t e_ = (x);                                         \
-    if (e_ != cudaSuccess) {                                            \
-      std::printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+
 __global__ void floor_kernel(const int4* v, std::int64_t nv, int* sink) {
   int acc = 0;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < nv;
@@ -83,26 +77,9 @@ int main(int argc, char** argv) {
   float* out;
   CK(cudaMalloc(&out, 128));
   cured::workspace ws;
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
   const char* env = std::getenv("STATISTICS_PROBE_SAMPLES");
   const int samples = env ? std::atoi(env) : 25;
-  const auto time = [&](auto&& f) {
-    std::vector<float> t;
-    for (int r = 0; r < samples; ++r) {
-      CK(cudaMemsetAsync(flush, r, FB));
-      CK(cudaEventRecord(a));
-      f();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms * 1000);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  };
+  const auto time = [&](auto&& f) { return cold_median_us(f, flush, FB, samples); };
   if (one) {
     fill_bf<<<1024, 256>>>((__nv_bfloat16*)buf, N);
     cured::logsumexp_async((const __nv_bfloat16*)buf, std::int64_t(1) << 26, out + 4, ws, nullptr);

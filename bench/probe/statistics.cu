@@ -40,30 +40,20 @@ __device__ double value_of(std::int64_t i) {
   const double u1 = (double(z >> 40) + 0.5) * 0x1p-24, u2 = (double(z & 0xFFFFFF) + 0.5) * 0x1p-24;
   return sqrt(-2 * log(u1)) * cospi(2 * u2);
 }
-__global__ void fill_bf(__nv_bfloat16* p, std::int64_t n) {
+template <class T>
+__global__ void fill(T* p, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * std::int64_t(blockDim.x))
-    p[i] = __float2bfloat16(float(value_of(i)));
-}
-__global__ void fill_h(__half* p, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * std::int64_t(blockDim.x))
-    p[i] = __float2half(float(value_of(i)));
-}
-__global__ void fill_d(double* p, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * std::int64_t(blockDim.x))
-    p[i] = value_of(i);
-}
-__global__ void fill_f(float* p, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * std::int64_t(blockDim.x))
-    p[i] = float(value_of(i));
+       i += gridDim.x * std::int64_t(blockDim.x)) {
+    if constexpr (std::is_same_v<T, double>)
+      p[i] = value_of(i);
+    else
+      p[i] = T(float(value_of(i)));
+  }
 }
 int main(int argc, char** argv) {
   const char* label = argc > 1 ? argv[1] : "-";
   const bool one = argc > 2 && std::string(argv[2]) == "one";  // one launch of bfloat16 logsumexp at 2^26 (for ncu)
-  const int first_type = argc > 2 && std::string(argv[2]) == "double" ? 3 : 0;
+  const bool double_only = argc > 2 && std::string(argv[2]) == "double";
   const bool normal = argc > 3 && std::string(argv[3]) == "normal";
   CK(cudaMemcpyToSymbol(normal_data, &normal, sizeof(bool)));
   const std::int64_t N = std::int64_t(1) << 28;
@@ -74,49 +64,41 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&flush, FB));
   int* sink;
   CK(cudaMalloc(&sink, 4));
-  float* out;
-  CK(cudaMalloc(&out, 128));
+  void* out;
+  CK(cudaMalloc(&out, 64));
   cured::workspace ws;
   const char* env = std::getenv("STATISTICS_PROBE_SAMPLES");
   const int samples = env ? std::atoi(env) : 25;
   const auto time = [&](auto&& f) { return cold_median_us(f, flush, FB, samples); };
   if (one) {
-    fill_bf<<<1024, 256>>>((__nv_bfloat16*)buf, N);
-    cured::logsumexp_async((const __nv_bfloat16*)buf, std::int64_t(1) << 26, out + 4, ws, nullptr);
-    cured::sum_async((const __nv_bfloat16*)buf, std::int64_t(1) << 26, out, ws, nullptr);
+    const auto* p = static_cast<const __nv_bfloat16*>(buf);
+    fill<<<1024, 256>>>(static_cast<__nv_bfloat16*>(buf), N);
+    cured::logsumexp_async(p, std::int64_t(1) << 26, static_cast<float*>(out), ws, nullptr);
+    cured::sum_async(p, std::int64_t(1) << 26, static_cast<float*>(out) + 1, ws, nullptr);
     CK(cudaDeviceSynchronize());
     return 0;
   }
-  const char* names[] = {"bf16", "half", "float", "double"};
-  for (int type = first_type; type < 4; ++type) {
-    if (type == 0) fill_bf<<<1024, 256>>>((__nv_bfloat16*)buf, N);
-    if (type == 1) fill_h<<<1024, 256>>>((__half*)buf, N);
-    if (type == 2) fill_f<<<1024, 256>>>((float*)buf, N);
-    if (type == 3) fill_d<<<1024, 256>>>((double*)buf, N);
-    const int size = type == 3 ? 8 : type == 2 ? 4 : 2;
+  // One line per size: floor, sum and logsumexp of T (whose accumulator is cured::statistic_t<T>).
+  const auto run = [&](auto zero, const char* name) {
+    using T = decltype(zero);
+    const T* p = static_cast<const T*>(buf);
+    auto* o = static_cast<cured::statistic_t<T>*>(out);
+    fill<<<1024, 256>>>(static_cast<T*>(buf), N);
     for (int lg = 26; lg <= 28; ++lg) {
       const std::int64_t n = std::int64_t(1) << lg;
-      float fl = 0, su = 0, ls = 0;
-      const auto run = [&](auto* p) {
-        fl = time([&] { floor_kernel<<<132 * 8, 256>>>((const int4*)buf, n * size / 16, sink); });
-        su = time([&] {
-          cured::sum_async(p, n,
-                           (cured::detail::sum_type<void, std::remove_const_t<std::remove_pointer_t<decltype(p)>>>*)out,
-                           ws, nullptr);
-        });
-        ls = time([&] {
-          cured::logsumexp_async(
-              p, n, (cured::statistic_t<std::remove_const_t<std::remove_pointer_t<decltype(p)>>>*)(out + 8), ws,
-              nullptr);
-        });
-      };
-      if (type == 0) run((const __nv_bfloat16*)buf);
-      if (type == 1) run((const __half*)buf);
-      if (type == 2) run((const float*)buf);
-      if (type == 3) run((const double*)buf);
+      const float fl =
+          time([&] { floor_kernel<<<132 * 8, 256>>>(static_cast<const int4*>(buf), n * sizeof(T) / 16, sink); });
+      const float su = time([&] { cured::sum_async(p, n, o, ws, nullptr); });
+      const float ls = time([&] { cured::logsumexp_async(p, n, o + 1, ws, nullptr); });
       CK(cudaDeviceSynchronize());
-      std::printf("%s %s 2^%d floor %7.1f us sum %7.1f us %.3f lse %7.1f us %.3f\n", label, names[type], lg, fl, su,
-                  fl / su, ls, fl / ls);
+      std::printf("%s %s 2^%d floor %7.1f us sum %7.1f us %.3f lse %7.1f us %.3f\n", label, name, lg, fl, su, fl / su,
+                  ls, fl / ls);
     }
+  };
+  if (!double_only) {
+    run(__nv_bfloat16{}, "bf16");
+    run(__half{}, "half");
+    run(float{}, "float");
   }
+  run(double{}, "double");
 }

@@ -153,7 +153,7 @@ CURED_UNROLL
   CURED_HD void add_each(moments<F> (&a)[N], const F (&x)[N]) const {
     const F w = a[0].weight + F(1), r = detail::weight_reciprocal(w);
 CURED_UNROLL
-    for (int k = 0; k < N; ++k) {
+    for (int k = 0; k < N; ++k) {  // (operator()(a[k], x[k]) with r for its reciprocal)
       const F d = x[k] - a[k].mean;
       const F mean = a[k].mean + d * r;
       a[k] = {w, mean, a[k].m2 + d * (x[k] - mean)};

@@ -147,11 +147,18 @@ __global__ void __launch_bounds__(Policy::block, 3)
     if (active) {
       const In* p = in + in_at + column * shape.column_stride;
       // A thread reads its rows in increasing order: with ordered indices each element comes
-      // after every other it holds (add_later).
+      // after every other it holds (add_later). A row's V values go to op.add_each where the op
+      // has one (moments_op: the V states hold as many values, so one reciprocal a row, not one a
+      // column).
       const auto add = [&](std::int64_t index, const auto& x) {
         if constexpr (V == 1) {
           if (shape.ordered) add_later(acc[0], index, x, load, op);
           else acc[0] = op(acc[0], load(index, x));
+        } else if constexpr (adds_each<Op, Acc, loaded_t<Load, In>, V>) {
+          loaded_t<Load, In> y[V];
+#pragma unroll
+          for (int k = 0; k < V; ++k) y[k] = load(index, x.v[k]);
+          op.add_each(acc, y);
         } else {
 #pragma unroll
           for (int k = 0; k < V; ++k) {
@@ -172,9 +179,6 @@ __global__ void __launch_bounds__(Policy::block, 3)
           r = end;
         }
       }
-      // A row's V values go to op.add_each where the op has one (moments_op: their V states hold
-      // as many values, so one reciprocal a row, not one a column).
-      constexpr bool each_of_row = V > 1 && adds_each<Op, Acc, loaded_t<Load, In>, V>;
       for (; r + 3 * std::int64_t(height) < end; r += 4 * std::int64_t(height)) {
         std::int64_t at[4], index[4];
 #pragma unroll
@@ -182,18 +186,8 @@ __global__ void __launch_bounds__(Policy::block, 3)
         decltype(read(0)) x[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) x[u] = read(at[u]);
-        if constexpr (each_of_row) {
 #pragma unroll
-          for (int u = 0; u < 4; ++u) {
-            loaded_t<Load, In> y[V];
-#pragma unroll
-            for (int k = 0; k < V; ++k) y[k] = load(index[u], x[u].v[k]);
-            op.add_each(acc, y);
-          }
-        } else {
-#pragma unroll
-          for (int u = 0; u < 4; ++u) add(index[u], x[u]);
-        }
+        for (int u = 0; u < 4; ++u) add(index[u], x[u]);
       }
       for (; r < end; r += height) {
         std::int64_t at, index;

@@ -188,6 +188,41 @@ class Statistics : public ::testing::Test {};
 using floating_types = ::testing::Types<float, double, __half, __nv_bfloat16>;
 TYPED_TEST_SUITE(Statistics, floating_types);
 
+/// Whether m2 (n var) fits T's statistics' accumulator F: it overflows beyond F's range and
+/// underflows below its normals, as torch's does, so the spreads are checked where it fits.
+template <class T>
+bool m2_fits(const statistics_reference& r) {
+  using F = cured::statistic_t<T>;
+  return r.m2 == 0 || std::isnan((double)r.m2) ||
+         (r.m2 > std::numeric_limits<F>::min() * 0x1p30 && r.m2 < std::numeric_limits<F>::max() / 4);
+}
+
+/// var_mean (ddof) of n values of T against the reference: var within (k + depth) u kappa
+/// relative, within a factor of 4; the mean within a sum's bound over n.
+template <class T, class R>
+void expect_var_mean(const R& vm, const statistics_reference& r, std::int64_t n, double ddof) {
+  const double u = unit<T>(), k = chain_of(n);
+  const long double mean_bound = 2 * k * u * (n ? r.abs_sum / n : 0);
+  const long double want = r.var(ddof);
+  const long double bound = 4 * k * u * r.kappa() * want + 4 * u * want;
+  EXPECT_TRUE(near(vm.var, want, bound)) << "var " << vm.var << " vs " << double(want) << " ddof " << ddof;
+  if (std::isinf((double)r.mean))  // Welford's mean: NaN once an infinity meets another value
+    EXPECT_TRUE(std::isnan(vm.mean) || vm.mean == (double)r.mean) << "mean " << vm.mean;
+  else
+    EXPECT_TRUE(near(vm.mean, r.mean, mean_bound + 2 * k * u * std::sqrt(r.m2 / (n ? n : 1))))
+        << "mean " << vm.mean << " vs " << double(r.mean);
+}
+
+/// logsumexp of n values of T against the reference: absolute error within 2^-20 (float's
+/// exponentials) plus the sum's and the result's roundings.
+template <class T>
+void expect_logsumexp(double lse, const statistics_reference& r, std::int64_t n) {
+  const double u = unit<T>(), k = chain_of(n);
+  const double exp_error = std::is_same_v<cured::statistic_t<T>, float> ? 0x1p-20 : 0x1p-50;
+  EXPECT_TRUE(near(lse, r.log_sum_exp, exp_error + 2 * k * u + 2 * u * std::fabs(r.log_sum_exp)))
+      << lse << " vs " << double(r.log_sum_exp);
+}
+
 /// Every statistic of `h` against the reference of its exact values `x`.
 template <class T>
 void check_all(const std::vector<T>& h, const std::vector<double>& x, const std::string& what) {
@@ -200,22 +235,12 @@ void check_all(const std::vector<T>& h, const std::vector<double>& x, const std:
   const long double mean_bound = 2 * k * u * (n ? r.abs_sum / n : 0);
   EXPECT_TRUE(near(cured::mean(d.data(), n), r.mean, mean_bound)) << cured::mean(d.data(), n) << " vs " << double(r.mean);
   // var and stddev: (k + depth) u kappa relative, within a factor of 4; mean within the mean's bound.
-  // m2 in F overflows beyond F's range and underflows below its normals, as torch's does: the
-  // spreads are checked where it fits.
-  using F = cured::statistic_t<T>;
-  const bool m2_fits = r.m2 == 0 || std::isnan((double)r.m2) ||
-                       (r.m2 > std::numeric_limits<F>::min() * 0x1p30 && r.m2 < std::numeric_limits<F>::max() / 4);
   for (const double ddof : {0.0, 1.0}) {
-    if (!m2_fits) break;
+    if (!m2_fits<T>(r)) break;
     const auto vm = cured::var_mean(d.data(), n, ddof);
     const long double want = r.var(ddof);
     const long double bound = 4 * k * u * r.kappa() * want + 4 * u * want;
-    EXPECT_TRUE(near(vm.var, want, bound)) << "var " << vm.var << " vs " << double(want) << " ddof " << ddof;
-    if (std::isinf((double)r.mean))  // Welford's mean: NaN once an infinity meets another value
-      EXPECT_TRUE(std::isnan(vm.mean) || vm.mean == (double)r.mean) << "mean " << vm.mean;
-    else
-      EXPECT_TRUE(near(vm.mean, r.mean, mean_bound + 2 * k * u * std::sqrt(r.m2 / (n ? n : 1))))
-          << "mean " << vm.mean << " vs " << double(r.mean);
+    expect_var_mean<T>(vm, r, n, ddof);
     const auto sm = cured::stddev_mean(d.data(), n, ddof);
     EXPECT_TRUE(near(sm.std, std::sqrt(want), (bound / 2 + 2 * u * want) / (want > 0 ? std::sqrt(want) : 1)))
         << "std " << sm.std;
@@ -236,12 +261,7 @@ void check_all(const std::vector<T>& h, const std::vector<double>& x, const std:
   EXPECT_TRUE(near(cured::norm(d.data(), n, 2), l2, (1.01 * u + k * sq_u) * l2))
       << cured::norm(d.data(), n, 2) << " vs " << double(l2);
   EXPECT_TRUE(near(cured::norm(d.data(), n, INFINITY), r.abs_max, 0));
-  // logsumexp: absolute error within 2^-20 (float's exponentials) plus the sum's and the
-  // result's roundings.
-  const double exp_error = std::is_same_v<cured::statistic_t<T>, float> ? 0x1p-20 : 0x1p-50;
-  const auto lse = cured::logsumexp(d.data(), n);
-  EXPECT_TRUE(near(lse, r.log_sum_exp, exp_error + 2 * k * u + 2 * u * std::fabs(r.log_sum_exp)))
-      << lse << " vs " << double(r.log_sum_exp);
+  expect_logsumexp<T>(cured::logsumexp(d.data(), n), r, n);
   EXPECT_EQ(cured::count_nonzero(d.data(), n), r.nonzero);
   EXPECT_EQ(cured::any(d.data(), n), r.nonzero > 0);
   EXPECT_EQ(cured::all(d.data(), n), r.nonzero == n);
@@ -317,6 +337,48 @@ TYPED_TEST(Statistics, SpecialValues) {
     h[h.size() / 2] = from_double<T>(NAN);
     x[x.size() / 2] = NAN;
     check_all(h, x, "one NaN");
+  }
+}
+
+// Grids of one and two blocks over 3.4 rounds of the kernel's loads, from an aligned and a
+// misaligned start, at sizes the sanitizers run: each thread takes whole rounds through the
+// operators' add_all before its last partial round and its head and tail, and two blocks meet
+// through the hand-over.
+TYPED_TEST(Statistics, RoundsOfFewBlocks) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  using policy = cured::detail::single_pass_policy;
+  using cured::detail::mode;
+  const std::int64_t round = std::int64_t(policy::block) * policy::unroll * std::int64_t(16 / sizeof(T));
+  const std::int64_t n = 3 * round + round * 2 / 5;
+  std::vector<double> all;
+  std::vector<T> h = normal_values<T>(n + 1, 1.5, 2.0, 17, all);
+  cured::workspace ws;
+  device_buffer<cured::var_mean_result<cured::statistic_t<T>>> vm(1);
+  device_buffer<cured::statistic_t<T>> lse(1);
+  const auto first = [](const auto& b) {  // b's first element, on the host
+    std::remove_pointer_t<decltype(b.data())> v;
+    CURED_CHECK(cudaMemcpy(&v, b.data(), sizeof v, cudaMemcpyDeviceToHost));
+    return v;
+  };
+  for (const std::string values : {"normal", "-inf every seventh, one +inf"}) {
+    if (values != "normal") {
+      for (std::size_t i = 3; i < h.size(); i += 7) h[i] = from_double<T>(-INFINITY), all[i] = -INFINITY;
+      h[h.size() / 2] = from_double<T>(INFINITY), all[all.size() / 2] = INFINITY;
+    }
+    const device_buffer<T> d = upload(h);
+    for (const std::int64_t grid : {1, 2})
+      for (const std::int64_t start : {0, 1}) {
+        SCOPED_TRACE(values + ", grid " + std::to_string(grid) + ", start " + std::to_string(start));
+        const statistics_reference r = reference_of(std::vector<double>(all.begin() + start, all.begin() + start + n));
+        const cured::detail::launch_options o{.grid = grid};
+        cured::detail::whole_statistic<mode::async>(d.data() + start, n, lse.data(),
+                                                    cured::detail::logsumexp_statistic<T>(), ws, nullptr, o);
+        const auto s = cured::detail::var_statistic<cured::detail::statistic_kind::var_mean, T>(1.0);
+        cured::detail::whole_statistic<mode::async>(d.data() + start, n, vm.data(), s, ws, nullptr, o);
+        expect_logsumexp<T>(first(lse), r, n);
+        if (m2_fits<T>(r)) expect_var_mean<T>(first(vm), r, n, 1.0);
+      }
   }
 }
 

@@ -41,12 +41,14 @@ struct counted {
   }
 };
 
-/// The statistic of in[0, n) into *out (of the result's type, or one it converts to).
+/// The statistic of in[0, n) into *out (of the result's type, or one it converts to); `options`
+/// as reduce's (a test seam).
 template <mode M, class T, class S, class Out>
-void whole_statistic(const T* in, std::int64_t n, Out* out, const S& s, workspace& ws, cudaStream_t stream) {
+void whole_statistic(const T* in, std::int64_t n, Out* out, const S& s, workspace& ws, cudaStream_t stream,
+                     const launch_options& options = {}) {
   using Acc = typename S::acc;
   reduce<M>(in, n, out, s.load, s.op, counted<decltype(s.finish)>{s.finish, n}, identity_of<decltype(s.op), Acc>(s.op),
-            ws, stream);
+            ws, stream, options);
 }
 
 template <class T, class S>

@@ -51,6 +51,16 @@ __device__ __forceinline__ std::uint64_t load_relaxed(const std::uint64_t* p) {
   return v;
 }
 
+/// A value with 16 bytes of shared memory to itself (aligned and padded to 16). ptxas may read a
+/// 12-byte value's three words by one 16-byte load, which would otherwise cover a word of the
+/// variable beside it: here the last word of the block's reduction storage, which the block's
+/// second reduction writes while the combining block reads its own partial (a word the load does
+/// not use, but a race, and compute-sanitizer's racecheck reports it).
+template <class T>
+struct alignas(16) shared_alone {
+  T value;
+};
+
 /// Writes v into slot s (slot<Acc>::words words at s), tagged 1.
 template <class Acc>
 __device__ __forceinline__ void publish(std::uint64_t* s, const Acc& v) {
@@ -139,16 +149,16 @@ template <class Acc, class Op, class BlockCombine>
 __device__ __forceinline__ bool hand_over(unsigned ticket, Acc& v, Op& op, const Acc& identity, const launch_state& st,
                                           BlockCombine&& block_combine) {
   __shared__ bool combines;
-  __shared__ Acc own;
+  __shared__ shared_alone<Acc> own;
   const unsigned t = threadIdx.x, grid = gridDim.x;
   if (t == 0) {
     combines = ticket == grid - 1;
-    if (combines) own = v;
+    if (combines) own.value = v;
     else publish(st.slots + std::size_t(blockIdx.x) * slot<Acc>::words, v);
   }
   __syncthreads();  // also: the block's reduction storage may be reused
   if (!combines) return false;
-  v = block_combine(collect_share(st.slots, t, blockDim.x, grid, op, identity, blockIdx.x, own));
+  v = block_combine(collect_share(st.slots, t, blockDim.x, grid, op, identity, blockIdx.x, own.value));
   return t == 0;
 }
 

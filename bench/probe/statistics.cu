@@ -1,12 +1,14 @@
-// Development probe: whole-array logsumexp against sum and a read floor, cold.
+// Development probe: whole-array logsumexp and var_mean against sum and a read floor, cold.
 //   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Iinclude bench/probe/statistics.cu -o statistics_probe
 //   ./statistics_probe <label> [all|one|double] [normal]
-// all (the default): one line per type and size, floor, sum and logsumexp times; double: double
-// only; one: one launch of each at 2^26 bfloat16 (for ncu). Values in [-2, 2] (a fixed sequence
-// of 4001 steps), or with `normal` N(0, 1): independent values, whose running maximum keeps
-// rising now and then. bfloat16, half, float and double, n = 2^26, 2^27, 2^28; the median of 25
-// launches (STATISTICS_PROBE_SAMPLES), each after 256 MiB written (the L2 flushed). The floor reads the input as
-// 16-byte vectors, one load in flight a thread; the ratios are the floor's time over each.
+// all (the default): one line per type and size, floor, sum, logsumexp and var_mean times;
+// double: double only; one: one launch of logsumexp and sum of bfloat16 at the first size (for
+// ncu). Values in [-2, 2] (a fixed sequence of 4001 steps), or with `normal` N(0, 1):
+// independent values, whose running maximum keeps rising now and then. bfloat16, half, float
+// and double, n = 2^26, 2^27, 2^28 (STATISTICS_PROBE_LOG2="20 28": 2^20 to 2^28); the median of
+// 25 launches (STATISTICS_PROBE_SAMPLES), each after 256 MiB written (the L2 flushed). The
+// floor reads the input as 16-byte vectors, one load in flight a thread; the ratios are the
+// floor's time over each.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -69,12 +71,19 @@ int main(int argc, char** argv) {
   cured::workspace ws;
   const char* env = std::getenv("STATISTICS_PROBE_SAMPLES");
   const int samples = env ? std::atoi(env) : 25;
+  int log2_from = 26, log2_to = 28;  // STATISTICS_PROBE_LOG2="from to", within 10..28
+  if (const char* sizes = std::getenv("STATISTICS_PROBE_LOG2")) {
+    if (std::sscanf(sizes, "%d %d", &log2_from, &log2_to) != 2 || log2_from < 10 || log2_to > 28) {
+      std::fprintf(stderr, "STATISTICS_PROBE_LOG2: give \"from to\" within 10..28\n");
+      return 2;
+    }
+  }
   const auto time = [&](auto&& f) { return cold_median_us(f, flush, FB, samples); };
   if (one) {
     const auto* p = static_cast<const __nv_bfloat16*>(buf);
     fill<<<1024, 256>>>(static_cast<__nv_bfloat16*>(buf), N);
-    cured::logsumexp_async(p, std::int64_t(1) << 26, static_cast<float*>(out), ws, nullptr);
-    cured::sum_async(p, std::int64_t(1) << 26, static_cast<float*>(out) + 1, ws, nullptr);
+    cured::logsumexp_async(p, std::int64_t(1) << log2_from, static_cast<float*>(out), ws, nullptr);
+    cured::sum_async(p, std::int64_t(1) << log2_from, static_cast<float*>(out) + 1, ws, nullptr);
     CK(cudaDeviceSynchronize());
     return 0;
   }
@@ -83,16 +92,18 @@ int main(int argc, char** argv) {
     using T = decltype(zero);
     const T* p = static_cast<const T*>(buf);
     auto* o = static_cast<cured::statistic_t<T>*>(out);
+    auto* vo = reinterpret_cast<cured::var_mean_result<cured::statistic_t<T>>*>(o + 2);
     fill<<<1024, 256>>>(static_cast<T*>(buf), N);
-    for (int lg = 26; lg <= 28; ++lg) {
+    for (int lg = log2_from; lg <= log2_to; ++lg) {
       const std::int64_t n = std::int64_t(1) << lg;
       const float fl =
           time([&] { floor_kernel<<<132 * 8, 256>>>(static_cast<const int4*>(buf), n * sizeof(T) / 16, sink); });
       const float su = time([&] { cured::sum_async(p, n, o, ws, nullptr); });
       const float ls = time([&] { cured::logsumexp_async(p, n, o + 1, ws, nullptr); });
+      const float vm = time([&] { cured::var_mean_async(p, n, vo, 1.0, ws, nullptr); });
       CK(cudaDeviceSynchronize());
-      std::printf("%s %s 2^%d floor %7.1f us sum %7.1f us %.3f lse %7.1f us %.3f\n", label, name, lg, fl, su, fl / su,
-                  ls, fl / ls);
+      std::printf("%s %s 2^%d floor %7.1f us sum %7.1f us %.3f lse %7.1f us %.3f var_mean %7.1f us %.3f\n", label, name,
+                  lg, fl, su, fl / su, ls, fl / ls, vm, fl / vm);
     }
   };
   if (!double_only) {

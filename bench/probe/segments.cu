@@ -17,7 +17,6 @@
 #include "cold_timing.cuh"
 #include "cured/cured.cuh"
 
-
 template <class T>
 __global__ void floor_kernel(const T* v, std::int64_t n, const std::int64_t* off, std::int64_t S, T* out, int* sink) {
   const std::int64_t vectors = n * std::int64_t(sizeof(T)) / 16;

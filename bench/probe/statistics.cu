@@ -54,7 +54,7 @@ __global__ void fill(T* p, std::int64_t n) {
 }
 int main(int argc, char** argv) {
   const char* label = argc > 1 ? argv[1] : "-";
-  const bool one = argc > 2 && std::string(argv[2]) == "one";  // one launch of bfloat16 logsumexp at 2^26 (for ncu)
+  const bool one = argc > 2 && std::string(argv[2]) == "one";  // bfloat16 logsumexp and sum once (for ncu)
   const bool double_only = argc > 2 && std::string(argv[2]) == "double";
   const bool normal = argc > 3 && std::string(argv[3]) == "normal";
   CK(cudaMemcpyToSymbol(normal_data, &normal, sizeof(bool)));
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&out, 64));
   cured::workspace ws;
   const char* env = std::getenv("STATISTICS_PROBE_SAMPLES");
-  const int samples = env ? std::atoi(env) : 25;
+  const int samples = env ? std::max(1, std::atoi(env)) : 25;
   int log2_from = 26, log2_to = 28;  // STATISTICS_PROBE_LOG2="from to", within 10..28
   if (const char* sizes = std::getenv("STATISTICS_PROBE_LOG2")) {
     if (std::sscanf(sizes, "%d %d", &log2_from, &log2_to) != 2 || log2_from < 10 || log2_to > 28) {
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     return 0;
   }
-  // One line per size: floor, sum and logsumexp of T (whose accumulator is cured::statistic_t<T>).
+  // One line per size: floor, sum, logsumexp and var_mean of T (accumulator cured::statistic_t<T>).
   const auto run = [&](auto zero, const char* name) {
     using T = decltype(zero);
     const T* p = static_cast<const T*>(buf);

@@ -24,9 +24,9 @@ milliseconds after memory is given back (as at each workload's end) or after a l
 and the warm-up keeps that stretch out of every library's samples. The flush occupies the GPU
 while the host issues the call; where the host takes longer, the difference is in the time (the
 hot loop measures the host alone). CuPy reads the torch tensor's memory (``cupy.asarray``, no
-copy) and runs, as torch does by default, on the legacy default stream. GB/s is the bytes read (the input) plus the bytes written (the
-output: float32 sums, int64 indices and counts, both parts of var_mean and aminmax, one byte per
-``any``) over the median time.
+copy) and runs, as torch does by default, on the legacy default stream. GB/s is the bytes read
+(the input) plus the bytes written (the output: float32 sums, int64 indices and counts, both
+parts of var_mean and aminmax, one byte per ``any``) over the median time.
 
 Each cured result is checked once per workload against torch's: sums with torch.allclose
 (rtol 1e-3, atol 1e-3 * sqrt of the reduced size), argmax by its indices (where they differ from

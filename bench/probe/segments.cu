@@ -2,12 +2,14 @@
 //   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Iinclude bench/probe/segments.cu -o segments_probe
 //   ./segments_probe <label> [distribution ...]
 // Distributions: uN (every segment N values), rN (lengths uniform in [N/2, 3N/2]), em (a third
-// empty, the others 1 to 200). n = 2^24 and 2^28; one line per case: the label, and per op the
-// time in us and the floor's time over it (%), the median of 12 launches, each after 256 MiB
-// written (the L2 flushed). The floor reads the values as 16-byte vectors and the offsets, and
+// empty, the others 1 to 200), pl (cured-bench's powerlaw: floor(2^(20 u)), u uniform in
+// [0, 1)). n = 2^24 and 2^28; one line per case: the label, and per op the time in us and the
+// floor's time over it (%), the median of 12 launches, each after 256 MiB written (the L2
+// flushed). The floor reads the values as 16-byte vectors and the offsets, and
 // writes one output per segment. Built against two include/ trees it compares a kernel without
 // and with a change in one session.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
         } else if (d[0] == 'r') {
           const std::int64_t m = std::stoll(d.substr(1));
           l = m / 2 + std::int64_t(g() % (m + 1));
+        } else if (d == "pl") {
+          l = std::int64_t(std::exp2(20.0 * double(g() >> 11) * 0x1p-53));
         } else {
           l = g() % 3 == 0 ? 0 : 1 + std::int64_t(g() % 200);
         }

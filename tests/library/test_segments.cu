@@ -345,10 +345,13 @@ TYPED_TEST(Segments, RunsOfShortSegments) {
   CURED_REQUIRE_GPU();
   using T = TypeParam;
   // Runs of 1 to 3000 segments of 0 to `most` values (a thread each when 64 or more follow one
-  // another), each run ended by one of most + 1, 300 or 9000 values; misaligned values in round 1.
+  // another; windows of a mean above 4 by groups of lanes), each run ended by one of most + 1, 300
+  // or 9000 values; misaligned values in round 1; in round 2 from most / 2 values (a mean above 8
+  // where most is 16).
   constexpr std::int64_t most = cured::detail::segment_policy::short_max<T>;
   const std::int64_t n = fits(1 << 21) ? (1 << 21) : 5000;
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < 3; ++round) {
+    const std::int64_t least = round == 2 ? most / 2 : 0;
     std::vector<std::int64_t> lengths;
     std::int64_t total = 0;
     for (std::uint64_t i = 0; total < n; ++i) {
@@ -356,7 +359,7 @@ TYPED_TEST(Segments, RunsOfShortSegments) {
       const std::int64_t run = 1 + std::int64_t(b % 3000);
       const std::int64_t longer = b >> 20 & 1 ? most + 1 : b >> 21 & 1 ? 300 : 9000;
       for (std::int64_t s = 0; s < run && total < n; ++s) {
-        const auto drawn = std::int64_t(cured::random::bits(50 + round, total) % (most + 1));
+        const auto drawn = least + std::int64_t(cured::random::bits(50 + round, total) % (most + 1 - least));
         const auto l = std::min<std::int64_t>(drawn, n - total);
         lengths.push_back(l);
         total += l;
@@ -366,7 +369,7 @@ TYPED_TEST(Segments, RunsOfShortSegments) {
     }
     const offsets_t off = offsets_of(lengths);
     check_ops<T>(values_of<T>(n, 60 + round, true), off, "runs of short segments, round " + std::to_string(round),
-                 round);
+                 round % 2);
     // The same as begin and end pairs, each without its first value: gaps of 0 and 1 among them.
     offsets_t begins(lengths.size()), ends(lengths.size());
     for (std::size_t s = 0; s < lengths.size(); ++s) {
@@ -779,16 +782,19 @@ TEST(Segments, BadOffsetsAreReported) {
     EXPECT_THROW(cured::exact_sum(d.data(), n, seg, out.data()), cured::error);
     return s;
   };
-  // A decrease at the start, in the middle of many short segments, inside a long run, at the end.
-  offsets_t off = uniform_offsets(n, 4);
-  for (std::size_t at : {std::size_t(1), off.size() / 2, off.size() - 2}) {
-    offsets_t bad = off;
-    bad[at] = bad[at - 1] - 1 >= 0 ? bad[at - 1] - 1 : bad[at + 1] + 1;
-    EXPECT_NE(status_of(bad), 0u) << "decrease at " << at;
-    bad = off;
-    std::swap(bad[at], bad[at + 1]);
-    bad[at] += 2;
-    EXPECT_NE(status_of(bad), 0u) << "swap at " << at;
+  // A decrease at the start, in the middle, at the end: of segments a thread each (4), a window's
+  // groups of lanes (12), medium windows (64), mixed windows (empty-mixed).
+  for (const offsets_t& off : {uniform_offsets(n, 4), uniform_offsets(n, 12), uniform_offsets(n, 64),
+                               empty_mixed_offsets(n, 5)}) {
+    for (std::size_t at : {std::size_t(1), off.size() / 2, off.size() - 2}) {
+      offsets_t bad = off;
+      bad[at] = bad[at - 1] - 1 >= 0 ? bad[at - 1] - 1 : bad[at + 1] + 1;
+      EXPECT_NE(status_of(bad), 0u) << "decrease at " << at << " of " << off.size();
+      bad = off;
+      std::swap(bad[at], bad[at + 1]);
+      bad[at] += 2;
+      EXPECT_NE(status_of(bad), 0u) << "swap at " << at << " of " << off.size();
+    }
   }
   EXPECT_EQ(status_of({0, 100, 50, n}), unsigned(cured::offsets_decrease));
   EXPECT_EQ(status_of({0, n / 2, n / 4, n / 2 + 10, n}), unsigned(cured::offsets_decrease));

@@ -159,14 +159,13 @@ inline void check_status_pointer(const unsigned* p) {
     throw_invalid("the status word is not memory the device can write");
 }
 
-/// Launches segments_kernel (Pairs: its pair form) on `shape`: up to one wave, each block at least
-/// two chunks' items, within the workspace's counters and parts (two per block, after the
-/// blocks' ranges).
-template <bool Pairs, class In, class Acc, class Load, class Op, class Store>
-void segment_kernel_launch(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
-                           Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
+/// Launches `kernel` (an instantiation of segments_kernel) on `shape`: up to one wave, each block
+/// at least two chunks' items, within the workspace's counters and parts (two per block, after
+/// the blocks' ranges).
+template <auto kernel, class In, class Acc, class Load, class Op, class Store>
+void segment_kernel_launch_of(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
+                              Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
   constexpr unsigned block = segment_policy::block;
-  constexpr auto kernel = device::segments_kernel<segment_policy, Pairs, In, Acc, Load, Op, Store>;
   constexpr std::int64_t chunk = std::int64_t(block) * segment_policy::items_per_thread<In>;
   const std::int64_t items = shape.segments + shape.n;
   std::int64_t grid = wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
@@ -180,6 +179,27 @@ void segment_kernel_launch(const In* data, const device::segment_shape& shape, A
   scratch.error = ws.segment_words();
   scratch.ticket = ws.segment_words() + 1;
   launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
+}
+
+/// Launches segments_kernel (Pairs: its pair form) on `shape`.
+template <bool Pairs, class In, class Acc, class Load, class Op, class Store>
+void segment_kernel_launch(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
+                           Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
+  // Sums, min, max and the like of a mean length above half short_max and at most short_max: the
+  // kernel that reads windows of short segments by groups of lanes (device/segment_threads.cuh).
+  // Its own instantiation, and not below: its code costs the windows a thread a segment
+  // (docs/PERF.md#segmented-reductions).
+  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
+  if constexpr (groups) {
+    constexpr std::int64_t most = segment_policy::short_max<In>;
+    if (2 * shape.n > most * shape.segments && shape.n <= most * shape.segments) {
+      segment_kernel_launch_of<device::segments_kernel<segment_policy, Pairs, true, In, Acc, Load, Op, Store>>(
+          data, shape, identity, load, op, store, ws, stream, word);
+      return;
+    }
+  }
+  segment_kernel_launch_of<device::segments_kernel<segment_policy, Pairs, false, In, Acc, Load, Op, Store>>(
+      data, shape, identity, load, op, store, ws, stream, word);
 }
 
 /// Launches segments_kernel: store(s, reduction, length) for every segment; then

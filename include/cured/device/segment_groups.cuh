@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "cured/device/axis_rows.cuh"
+#include "cured/device/segment_args.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
@@ -63,6 +64,43 @@ __device__ __forceinline__ void reduce_in_groups(const int* positions, const Ele
     for (int o = g / 2; o > 0; o /= 2) acc = op(acc, warp::shuffle_down(acc, o));
     if (e < k && lane == 0) emit(e, acc, hi - lo);
   }
+}
+
+/// The shared state of a block's windows of medium segments: their ends, and the first segment
+/// that a window of medium ones and one of mixed ones would not take.
+template <unsigned B>
+struct medium_windows {
+  std::int64_t ends[B];
+  unsigned first_not[2];
+};
+
+/// The segments a window takes from segment s (the open one, starting on value i, `gap` values
+/// long), their ends in w.ends. Medium ones: Policy::group_min values or more (or gaps between
+/// pairs) and below run_min; Block / 8 or more of them, or fewer when the first has warp_min
+/// values or more. Else, where `mixed`, mixed ones: below warp_min values, Block / 8 or more of a
+/// mean of group_min (mixed is cleared when they are not). Each ends within [i, oS] and within the
+/// block's next `room` items. medium_next: whether Block / 8 or more were medium. 0: none. Every
+/// thread calls it, with the same arguments.
+template <class Policy, bool Pairs, unsigned B>
+__device__ __forceinline__ unsigned medium_window(medium_windows<B>& w, const segment_shape& shape, std::int64_t s,
+                                                  std::int64_t i, std::int64_t gap, std::int64_t room,
+                                                  std::int64_t oS, bool& medium_next, bool& mixed) {
+  constexpr std::int64_t group_min = Policy::group_min, warp_min = Policy::warp_min, run_min = Policy::run_min;
+  const unsigned t = threadIdx.x;
+  const std::int64_t j = s + t, e = j < shape.segments ? shape.template offset<Pairs>(j + 1) : 0;
+  w.ends[t] = e;
+  if (t == 0) w.first_not[0] = w.first_not[1] = B;
+  __syncthreads();
+  const std::int64_t length = e - (t ? w.ends[t - 1] : i);
+  const bool fits = j < shape.segments && length >= 0 && length < run_min && e <= oS && t + (e - i) < room;
+  if (!(fits && (length >= group_min || is_gap<Pairs>(j)))) atomicMin(&w.first_not[0], t);
+  if (!(fits && (length < warp_min || is_gap<Pairs>(j)))) atomicMin(&w.first_not[1], t);
+  __syncthreads();
+  const unsigned g = w.first_not[0], h = w.first_not[1];
+  medium_next = g >= B / 8;
+  if (g > 0 && (g >= B / 8 || gap >= warp_min)) return g;
+  mixed = mixed && h >= B / 8 && w.ends[h - 1] - i >= group_min * std::int64_t(h);
+  return mixed ? h : 0;
 }
 
 /// Medium segments s + q for q in [0, g) of a window, ends[q] the end of each (the first starting

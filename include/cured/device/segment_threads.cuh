@@ -1,5 +1,5 @@
 #pragma once
-// segments_kernel's windows of short segments: a thread each.
+// segments_kernel's windows of short segments: a thread each, or a group of 2 or 4 lanes each.
 //
 // Where segments of a few values follow one another, the block takes the next R * Block of them
 // at once. Their ends wait in shared memory: a window that is full copies the next window's
@@ -11,6 +11,12 @@
 // them: per value one load and one combination, per segment one end and one store, and per
 // full window two barriers. A chunk (device/segments.cuh) costs the same values staged in shared
 // memory, every end counted into a position and checked there, then the groups or the walk.
+//
+// A thread's load touches one cache line per segment: a warp's load of segments of 16 floats,
+// 16 lines. The Grouped kernel (for sums, min, max and the like, launched where the mean length
+// is above Short / 2 and at most Short) gives a window of a mean above 4 values a group of 2
+// lanes a segment, above 8 a group of 4, each lane every second or fourth value: a warp's load
+// then touches the lines of 16 or 8 consecutive segments, 2 to 4 times fewer.
 
 #include <cuda_pipeline.h>
 
@@ -19,6 +25,7 @@
 #include "cured/device/segment_args.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
+#include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
 
@@ -64,12 +71,50 @@ struct short_window {
   std::int64_t last;
 };
 
+/// A window's segments q = t + r * Block (r < R, below g) by groups of L lanes; thread t holds
+/// segment q's first value (its place after `from`) and length in packed[r], as place * 32 +
+/// length. The warp's groups take the segments of its lanes p * 32 / L + l for p < L and
+/// l < 32 / L, consecutive ones at once, each lane every L-th value of its group's segment, R
+/// segments in flight; store(s + q, reduction, length) for each but the gaps between pairs.
+template <int L, unsigned B, bool Pairs, int R, class In, class Acc, class Load, class Op, class Store>
+__device__ __forceinline__ void reduce_window(const unsigned (&packed)[R], unsigned g, std::int64_t s,
+                                              const In* __restrict__ from, Acc identity, Load load, Op op,
+                                              Store store) {
+  const unsigned t = threadIdx.x, lane = t % 32;
+#pragma unroll 1
+  for (int p = 0; p < L; ++p) {
+    const unsigned holder = p * (32 / L) + lane / L, q0 = t - lane + holder;  // (the lane holding the segments)
+    int at[R], len[R], most = 0;
+    Acc acc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const unsigned v = __shfl_sync(~0u, packed[r], int(holder));
+      const unsigned q = q0 + r * B;
+      at[r] = int(v >> 5);
+      len[r] = q >= g || is_gap<Pairs>(s + q) ? -1 : int(v & 31);  // (-1: not stored)
+      acc[r] = identity;
+      most = len[r] > most ? len[r] : most;
+    }
+    for (int x = int(lane % L); x < most; x += L) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (x < len[r]) add_later(acc[r], x, load_element(from + at[r] + x), load, op);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      acc[r] = warp::reduce<L>(acc[r], op);
+      if (lane % L == 0 && len[r] >= 0) store(s + q0 + r * B, acc[r], len[r]);
+    }
+  }
+}
+
 /// Reduces segments s, s + 1, ... of the sequence, the open one starting on value i (nothing of
 /// it read yet), when at least Block / 4 of them follow one another among the next R * Block,
 /// each at most Short values long, ending within [i, oS] and within the next `room` items;
 /// store(j, reduction, length) for each (not for gaps between pairs). Every thread calls it,
-/// with the same arguments, and with its block's cursor; MinMean: see short_cursor.
-template <bool Pairs, class Policy, class In, class Acc, class Load, class Op, class Store>
+/// with the same arguments, and with its block's cursor; MinMean: see short_cursor. Grouped:
+/// groups of lanes by the window's mean length (reduce_window).
+template <bool Pairs, bool Grouped, class Policy, class In, class Acc, class Load, class Op, class Store>
 __device__ __forceinline__ short_window reduce_short_segments(short_windows<Policy, In, Acc>& w, short_cursor& c,
                                                               const In* __restrict__ in, const segment_shape& shape,
                                                               std::int64_t s, std::int64_t i, std::int64_t room,
@@ -120,6 +165,17 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
     __syncthreads();  // (ends, read before the next fetch)
   }
   c.try_next = last - i >= MinMean * g;
+  if constexpr (Grouped) {  // lanes a segment: the fewest that take the window's mean in four values a lane
+    const auto take = [&](auto lanes) {
+      unsigned packed[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) packed[r] = unsigned(b[r] - i) << 5 | unsigned(length[r]);
+      reduce_window<decltype(lanes)::value, B, Pairs>(packed, g, s, in + i, identity, load, op, store);
+      return short_window{g, last};
+    };
+    if (Short > 8 && last - i > 8 * std::int64_t(g)) return take(std::integral_constant<int, (Short > 8 ? 4 : 2)>{});
+    if (last - i > 4 * std::int64_t(g)) return take(std::integral_constant<int, 2>{});
+  }
   Acc acc[R];
   int most = 0;
 #pragma unroll

@@ -10,8 +10,10 @@
 //  - Policy::run_min values or more, the rest of the range, or what is left of a segment begun
 //    in an earlier block: 16-byte vectors read by the whole block, then a block reduction;
 //  - medium segments, up to Block in a row (from Policy::warp_min values, or group_min after a
-//    chunk with none shorter): a group of 2 to 32 lanes each, by their mean (segment_groups.cuh);
-//  - Block / 4 or more in a row of at most Policy::short_max values: a thread each (segment_threads.cuh);
+//    chunk with none shorter), or mixed ones below warp_min of a mean of group_min (first, and
+//    after a chunk of that mean): a group of 2 to 32 lanes each, by their mean (segment_groups.cuh);
+//  - Block / 4 or more in a row of at most Policy::short_max values: a thread, or a group of
+//    lanes (Grouped), each (segment_threads.cuh);
 //  - other short ones: a chunk of items, its values staged in shared memory, its ends as
 //    positions. A mean length up to 8, none much longer: a group of 1, 2 or 4 lanes a segment
 //    (segment_groups.cuh); else each thread walks V items, stores the segments that start and
@@ -41,7 +43,7 @@
 
 namespace cured::device {
 
-template <class Policy, bool Pairs, class In, class Acc, class Load, class Op, class Store>
+template <class Policy, bool Pairs, bool Grouped, class In, class Acc, class Load, class Op, class Store>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
     segments_kernel(const In* __restrict__ in, const segment_shape shape, Acc identity, Load load, Op op, Store store,
                     segment_scratch scratch, unsigned* status) {
@@ -54,8 +56,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   constexpr unsigned warps = B / 32;
   __shared__ int positions[T];
   __shared__ In elements[T];
-  __shared__ std::int64_t window[B];  // the ends of a group of medium segments
-  __shared__ unsigned group, chunk_short;
+  __shared__ medium_windows<B> medium;
+  __shared__ unsigned chunk_short;
   __shared__ short_windows<Policy, In, Acc> windows;
   __shared__ block::reduce_storage<Acc, B> tmp;
   __shared__ Acc warp_total[warps], warp_before[warps];
@@ -90,6 +92,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       bool many = false;                           // the last chunk had Block ends or more
       short_cursor windows_at;                     // (segment_threads.cuh)
       bool medium_next = true;                     // try medium segments from group_min values
+      bool mixed_next = true;                      // try mixed windows (first, and after a chunk of that mean)
       while (!error && d < D1) {
         // The open segment's end (-1, an error below, for values after the last end).
         const std::int64_t next_end = s >= S ? -1 : known_for == s ? known_end : off(s + 1);
@@ -129,22 +132,13 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           __syncthreads();
           continue;
         }
-        if (gap >= warp_min || (medium_next && fresh && gap >= group_min)) {  // medium segments (up to Block)
-          const std::int64_t j = s + t, e = j < S ? off(j + 1) : 0;
-          window[t] = e;
-          if (t == 0) group = B;
-          __syncthreads();
-          const std::int64_t length = e - (t ? window[t - 1] : i);
-          const bool medium = j < S && (length >= group_min || is_gap<Pairs>(j)) && length < run_min && e <= oS &&
-                              std::int64_t(t) + (e - i) < D1 - d;
-          if (!medium) atomicMin(&group, t);
-          __syncthreads();
-          const unsigned g = group;
-          medium_next = g >= B / 8;  // (fewer are taken only from warp_min values)
-          if (g > 0 && (medium_next || gap >= warp_min)) {
-            reduce_medium_segments<B>(window, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2, identity,
-                                      load, op, store);
-            const std::int64_t last = window[g - 1];
+        if (gap >= warp_min || (fresh && ((medium_next && gap >= group_min) || mixed_next))) {  // (up to Block)
+          const unsigned g =
+              medium_window<Policy, Pairs>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
+          if (g > 0) {
+            reduce_medium_segments<B>(medium.ends, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2,
+                                      identity, load, op, store);
+            const std::int64_t last = medium.ends[g - 1];
             d += (last - i) + g;
             i = begin = last;
             s += g;
@@ -154,9 +148,9 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           }
           __syncthreads();
         }
-        if (windows_at.try_next && fresh && gap <= windows.Short) {  // a window of short segments, a thread each
-          const auto [g, last] = reduce_short_segments<Pairs>(windows, windows_at, in, shape, s, i, D1 - d, oS,
-                                                              identity, load, op, store);
+        if (windows_at.try_next && fresh && gap <= windows.Short) {  // a window of short segments
+          const auto [g, last] = reduce_short_segments<Pairs, Grouped>(windows, windows_at, in, shape, s, i, D1 - d,
+                                                                       oS, identity, load, op, store);
           if (g > 0) {
             d += (last - i) + g;
             i = begin = last;
@@ -226,6 +220,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         }
         const bool grouped = !__syncthreads_or(longer);
         medium_next = chunk_short == 0;  // (no whole segment of the chunk below group_min)
+        mixed_next = m >= group_min * k;
         if (run_dirty) {
           const Acc r = block::reduce<B>(run, op, tmp);
           if (t == 0) carry = op(carry, r);

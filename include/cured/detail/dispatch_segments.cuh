@@ -181,25 +181,27 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
   launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
 }
 
-/// Launches segments_kernel (Pairs: its pair form) on `shape`.
+/// Launches segments_kernel (Pairs: its pair form) on `shape`, the instantiation for its mean
+/// length n / segments (docs/PERF.md#segmented-reductions): code that helps some lengths costs
+/// the others, though no path is taken on them, by the kernel's registers.
+///  - Mixed (windows of mixed lengths below warp_min) from a mean of group_min to warp_min;
+///  - Grouped (windows of short segments by groups of lanes) for sums, min, max and the like of
+///    one array of offsets, from a mean above half short_max to short_max.
 template <bool Pairs, class In, class Acc, class Load, class Op, class Store>
 void segment_kernel_launch(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
                            Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
-  // Sums, min, max and the like of a mean length above half short_max and at most short_max: the
-  // kernel that reads windows of short segments by groups of lanes (device/segment_threads.cuh).
-  // Its own instantiation, and not below: its code costs the windows a thread a segment
-  // (docs/PERF.md#segmented-reductions).
-  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
-  if constexpr (groups) {
-    constexpr std::int64_t most = segment_policy::short_max<In>;
-    if (2 * shape.n > most * shape.segments && shape.n <= most * shape.segments) {
-      segment_kernel_launch_of<device::segments_kernel<segment_policy, Pairs, true, In, Acc, Load, Op, Store>>(
-          data, shape, identity, load, op, store, ws, stream, word);
-      return;
-    }
+  using P = segment_policy;
+  const auto take = [&](auto grouped, auto mixed) {
+    constexpr auto kernel =
+        device::segments_kernel<P, Pairs, decltype(grouped)::value, decltype(mixed)::value, In, Acc, Load, Op, Store>;
+    segment_kernel_launch_of<kernel>(data, shape, identity, load, op, store, ws, stream, word);
+  };
+  const std::int64_t n = shape.n, S = shape.segments;
+  if constexpr (!Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>) {
+    if (2 * n > P::short_max<In> * S && n <= P::short_max<In> * S) return take(std::true_type{}, std::false_type{});
   }
-  segment_kernel_launch_of<device::segments_kernel<segment_policy, Pairs, false, In, Acc, Load, Op, Store>>(
-      data, shape, identity, load, op, store, ws, stream, word);
+  if (n >= P::group_min * S && n < P::warp_min * S) return take(std::false_type{}, std::true_type{});
+  take(std::false_type{}, std::false_type{});
 }
 
 /// Launches segments_kernel: store(s, reduction, length) for every segment; then

@@ -77,11 +77,11 @@ struct medium_windows {
 /// The segments a window takes from segment s (the open one, starting on value i, `gap` values
 /// long), their ends in w.ends. Medium ones: Policy::group_min values or more (or gaps between
 /// pairs) and below run_min; Block / 8 or more of them, or fewer when the first has warp_min
-/// values or more. Else, where `mixed`, mixed ones: below warp_min values, Block / 8 or more of a
-/// mean of group_min (mixed is cleared when they are not). Each ends within [i, oS] and within the
+/// values or more. Else, where Mixed and `mixed`, mixed ones: below warp_min values, Block / 8 or
+/// more of a mean of group_min (mixed is cleared when they are not). Each ends within [i, oS] and within the
 /// block's next `room` items. medium_next: whether Block / 8 or more were medium. 0: none. Every
 /// thread calls it, with the same arguments.
-template <class Policy, bool Pairs, unsigned B>
+template <class Policy, bool Pairs, bool Mixed, unsigned B>
 __device__ __forceinline__ unsigned medium_window(medium_windows<B>& w, const segment_shape& shape, std::int64_t s,
                                                   std::int64_t i, std::int64_t gap, std::int64_t room,
                                                   std::int64_t oS, bool& medium_next, bool& mixed) {
@@ -94,11 +94,12 @@ __device__ __forceinline__ unsigned medium_window(medium_windows<B>& w, const se
   const std::int64_t length = e - (t ? w.ends[t - 1] : i);
   const bool fits = j < shape.segments && length >= 0 && length < run_min && e <= oS && t + (e - i) < room;
   if (!(fits && (length >= group_min || is_gap<Pairs>(j)))) atomicMin(&w.first_not[0], t);
-  if (!(fits && (length < warp_min || is_gap<Pairs>(j)))) atomicMin(&w.first_not[1], t);
+  if (Mixed && !(fits && (length < warp_min || is_gap<Pairs>(j)))) atomicMin(&w.first_not[1], t);
   __syncthreads();
   const unsigned g = w.first_not[0], h = w.first_not[1];
   medium_next = g >= B / 8;
   if (g > 0 && (g >= B / 8 || gap >= warp_min)) return g;
+  if constexpr (!Mixed) return 0;
   mixed = mixed && h >= B / 8 && w.ends[h - 1] - i >= group_min * std::int64_t(h);
   return mixed ? h : 0;
 }

@@ -10,8 +10,8 @@
 //  - Policy::run_min values or more, the rest of the range, or what is left of a segment begun
 //    in an earlier block: 16-byte vectors read by the whole block, then a block reduction;
 //  - medium segments, up to Block in a row (from Policy::warp_min values, or group_min after a
-//    chunk with none shorter), or mixed ones below warp_min of a mean of group_min (first, and
-//    after a chunk of that mean): a group of 2 to 32 lanes each, by their mean (segment_groups.cuh);
+//    chunk with none shorter), or (Mixed) mixed ones below warp_min of a mean of group_min (first,
+//    and after a chunk of that mean): a group of 2 to 32 lanes each, by their mean (segment_groups.cuh);
 //  - Block / 4 or more in a row of at most Policy::short_max values: a thread, or a group of
 //    lanes (Grouped), each (segment_threads.cuh);
 //  - other short ones: a chunk of items, its values staged in shared memory, its ends as
@@ -43,7 +43,7 @@
 
 namespace cured::device {
 
-template <class Policy, bool Pairs, bool Grouped, class In, class Acc, class Load, class Op, class Store>
+template <class Policy, bool Pairs, bool Grouped, bool Mixed, class In, class Acc, class Load, class Op, class Store>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
     segments_kernel(const In* __restrict__ in, const segment_shape shape, Acc identity, Load load, Op op, Store store,
                     segment_scratch scratch, unsigned* status) {
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       bool many = false;                           // the last chunk had Block ends or more
       short_cursor windows_at;                     // (segment_threads.cuh)
       bool medium_next = true;                     // try medium segments from group_min values
-      bool mixed_next = true;                      // try mixed windows (first, and after a chunk of that mean)
+      bool mixed_next = Mixed;                     // try mixed windows (first, and after a chunk of that mean)
       while (!error && d < D1) {
         // The open segment's end (-1, an error below, for values after the last end).
         const std::int64_t next_end = s >= S ? -1 : known_for == s ? known_end : off(s + 1);
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         }
         if (gap >= warp_min || (fresh && ((medium_next && gap >= group_min) || mixed_next))) {  // (up to Block)
           const unsigned g =
-              medium_window<Policy, Pairs>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
+              medium_window<Policy, Pairs, Mixed>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
           if (g > 0) {
             reduce_medium_segments<B>(medium.ends, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2,
                                       identity, load, op, store);
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         }
         const bool grouped = !__syncthreads_or(longer);
         medium_next = chunk_short == 0;  // (no whole segment of the chunk below group_min)
-        mixed_next = m >= group_min * k;
+        if constexpr (Mixed) mixed_next = m >= group_min * k;
         if (run_dirty) {
           const Acc r = block::reduce<B>(run, op, tmp);
           if (t == 0) carry = op(carry, r);

@@ -453,6 +453,102 @@ TYPED_TEST(Segments, MisalignedValues) {
                  shift);
 }
 
+// ---- every walk on every distribution ------------------------------------------------------------
+
+/// Sums, min and max of the segments of `h` given by `off` (values at data + shift) through the
+/// walk and grid of `options`, against the references.
+template <class T>
+void check_walk(const std::vector<T>& h, const offsets_t& off, const std::string& what, int shift,
+                const cured::detail::segment_options& options) {
+  using cured::device::identity_transform;
+  using cured::device::transform_load;
+  const std::int64_t n = std::int64_t(h.size()), count = std::int64_t(off.size()) - 1;
+  std::vector<T> shifted(h.size() + shift);
+  std::copy(h.begin(), h.end(), shifted.begin() + shift);
+  const device_buffer<T> d = to_device(shifted);
+  const T* x = d.data() + shift;
+  const device_buffer<std::int64_t> d_off = to_device(off);
+  const cured::segments seg{d_off.data(), count};
+  cured::workspace ws;
+  device_buffer<sum_t<T>> sums(count + 1);
+  device_buffer<T> extremes(count + 1);
+  device_buffer<unsigned> status(1);
+  std::int64_t bad = 0;
+  const auto check = [&](const char* op, const auto* d_got, auto want_of) {
+    unsigned st = 1;
+    CURED_CHECK(cudaMemcpy(&st, status.data(), sizeof st, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(st, 0u) << what << ": " << op << " reported bad offsets";
+    const auto got = to_host(d_got, count);
+    for (std::int64_t s = 0; s < count; ++s) {
+      const auto want = want_of(h.data() + off[s], off[s + 1] - off[s]);
+      if (!same_bits(got[s], want) && !(is_nan(got[s]) && is_nan(want)) && ++bad <= 5)
+        ADD_FAILURE() << what << ": " << op << " of segment " << s << " (length " << off[s + 1] - off[s]
+                      << "): got " << to_double(got[s]) << ", want " << to_double(want);
+    }
+  };
+  cured::detail::segment_plain(x, n, seg, sums.data(), transform_load<sum_t<T>, identity_transform>{}, cured::plus{},
+                               sum_t<T>(0), ws, nullptr, status.data(), options);
+  check("sum", sums.data(), [](const T* v, std::int64_t len) { return reference_sum(v, len); });
+  cured::detail::segment_plain(x, n, seg, extremes.data(), transform_load<T, identity_transform>{},
+                               cured::minimum{}, cured::minimum::identity<T>(), ws, nullptr, status.data(), options);
+  check("min", extremes.data(), [](const T* v, std::int64_t len) { return reference_extreme<false>(v, len); });
+  cured::detail::segment_plain(x, n, seg, extremes.data(), transform_load<T, identity_transform>{},
+                               cured::maximum{}, cured::maximum::identity<T>(), ws, nullptr, status.data(), options);
+  check("max", extremes.data(), [](const T* v, std::int64_t len) { return reference_extreme<true>(v, len); });
+}
+
+TYPED_TEST(Segments, EveryWalkAndGrid) {
+  CURED_REQUIRE_GPU();
+  using T = TypeParam;
+  using walk = cured::device::segment_walk;
+  // Each walk on lengths it is not launched for by the mean too, on its own grid and on grids of
+  // 7 and 61 blocks (ranges that cut strips, windows, chunks and segments anywhere).
+  const std::int64_t n = fits(300007) ? 300007 : 4999;
+  std::vector<std::pair<std::string, offsets_t>> cases;
+  for (std::int64_t length : {1, 3, 4, 5, 16, 17, 64, 255, 256, 1000, 4096, 4097, 20000})
+    cases.emplace_back("uniform " + std::to_string(length), uniform_offsets(n, length));
+  cases.emplace_back("powerlaw", powerlaw_offsets(n, 31));
+  cases.emplace_back("onebig", onebig_offsets(n, 3));
+  cases.emplace_back("empty-mixed", empty_mixed_offsets(n, 32));
+  {
+    std::vector<std::int64_t> lengths = {0, 1, 2, 31, 32, 33, 0, 0, 255, 256, 257, 2047, 2048, 2049,
+                                         4095, 4096, 4097, 1, 0, 65535, 65536, 65537, 3, 0};
+    std::shuffle(lengths.begin(), lengths.end(), std::mt19937_64(33));
+    offsets_t edges = offsets_of(lengths);
+    if (edges.back() <= n) cases.emplace_back("edge lengths", edges);
+    offsets_t random(1001);
+    std::mt19937_64 rng(34);
+    for (auto& o : random) o = std::int64_t(rng() % std::uint64_t(n + 1));
+    std::sort(random.begin(), random.end());
+    cases.emplace_back("random offsets", random);
+    std::vector<std::int64_t> runs;  // runs of empty segments between short and long ones
+    for (std::int64_t total = 0, i = 0; total < n; ++i) {
+      const std::uint64_t b = cured::random::bits(35, i);
+      const std::int64_t l = b % 5 == 0 ? 0 : b % 5 == 1 ? std::int64_t(b >> 8) % 9000 : std::int64_t(b >> 8) % 9;
+      const std::int64_t empties = b % 7 == 0 ? std::int64_t(b >> 40) % 5000 : 0;
+      for (std::int64_t e = 0; e < empties; ++e) runs.push_back(0);
+      runs.push_back(std::min(l, n - total));
+      total += runs.back();
+    }
+    cases.emplace_back("runs of empty segments", offsets_of(runs));
+  }
+  for (const walk w : {walk::strips, walk::grouped, walk::mixed, walk::chunks}) {
+    for (const std::int64_t grid : {std::int64_t(0), std::int64_t(7), std::int64_t(61)}) {
+      cured::detail::segment_options options;
+      options.by_mean = false;
+      options.walk = w;
+      options.grid = grid;
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const int shift = int(c % 3);
+        check_walk<T>(values_of<T>(n, 500 + c, true), cases[c].second,
+                      cases[c].first + ", walk " + std::to_string(int(w)) + ", grid " + std::to_string(grid) +
+                          ", shift " + std::to_string(shift),
+                      shift, options);
+      }
+    }
+  }
+}
+
 // ---- the pair form ------------------------------------------------------------------------------
 
 /// Begin and end pairs: pair s of lengths[s] values after gaps[s % gaps.size()] values; n, the
@@ -626,6 +722,14 @@ TEST(Segments, SegmentAboveTwoToThe31) {
   EXPECT_EQ(got[0], 50 * one);
   EXPECT_EQ(got[1], (long_length - 1) * one + big);
   EXPECT_EQ(got[2], 50 * one);
+  cured::detail::segment_options strips;  // (the mean takes the chunks' walk)
+  strips.by_mean = false;
+  strips.walk = cured::device::segment_walk::strips;
+  cured::workspace ws;
+  cured::detail::segment_plain(d.data(), n, seg, sums.data(),
+                               cured::device::transform_load<std::int64_t, cured::device::identity_transform>{},
+                               cured::plus{}, std::int64_t(0), ws, nullptr, nullptr, strips);
+  EXPECT_EQ(to_host(sums.data(), 3), got);
   const auto got_idx = to_host(idx.data(), 3);
   EXPECT_EQ(got_idx[0], 0);
   EXPECT_EQ(got_idx[1], long_length - 3);
@@ -779,6 +883,17 @@ TEST(Segments, BadOffsetsAreReported) {
     cured::max_async(d.data(), n, seg, out.data(), ws);
     CURED_CHECK(cudaMemcpy(&fallback, ws.segment_status(), sizeof fallback, cudaMemcpyDeviceToHost));
     EXPECT_EQ(s, fallback);
+    for (const auto w : {cured::device::segment_walk::strips, cured::device::segment_walk::chunks}) {
+      cured::detail::segment_options options;
+      options.by_mean = false;
+      options.walk = w;
+      unsigned by_walk = 0;
+      cured::detail::segment_plain(d.data(), n, seg, out.data(),
+                                   cured::device::transform_load<float, cured::device::identity_transform>{},
+                                   cured::plus{}, 0.f, ws, nullptr, status.data(), options);
+      CURED_CHECK(cudaMemcpy(&by_walk, status.data(), sizeof by_walk, cudaMemcpyDeviceToHost));
+      EXPECT_EQ(s, by_walk) << "walk " << int(w);
+    }
     EXPECT_THROW(cured::exact_sum(d.data(), n, seg, out.data()), cured::error);
     return s;
   };

@@ -159,16 +159,27 @@ inline void check_status_pointer(const unsigned* p) {
     throw_invalid("the status word is not memory the device can write");
 }
 
+/// The launch of segments_kernel: the walk by the mean length (the default) or the one named,
+/// and the grid by the work (0) or as given (within the workspace's counters). A test and probe
+/// seam; a named walk that cannot take the reduction gives the chunks'.
+struct segment_options {
+  bool by_mean = true;
+  device::segment_walk walk = device::segment_walk::chunks;
+  std::int64_t grid = 0;
+};
+
 /// Launches `kernel` (an instantiation of segments_kernel) on `shape`: up to one wave, each block
 /// at least two chunks' items, within the workspace's counters and parts (two per block, after
 /// the blocks' ranges).
 template <auto kernel, class In, class Acc, class Load, class Op, class Store>
 void segment_kernel_launch_of(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
-                              Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
+                              Store store, workspace& ws, cudaStream_t stream, unsigned* word,
+                              const segment_options& options) {
   constexpr unsigned block = segment_policy::block;
   constexpr std::int64_t chunk = std::int64_t(block) * segment_policy::items_per_thread<In>;
   const std::int64_t items = shape.segments + shape.n;
-  std::int64_t grid = wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
+  std::int64_t grid = options.grid > 0 ? options.grid
+                                       : wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
   const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
   grid = std::min<std::int64_t>(grid, workspace::axis_counters);
   grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
@@ -184,24 +195,34 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
 /// Launches segments_kernel (Pairs: its pair form) on `shape`, the instantiation for its mean
 /// length n / segments (docs/PERF.md#segmented-reductions): code that helps some lengths costs
 /// the others, though no path is taken on them, by the kernel's registers.
+///  - Strips for sums, min, max and the like (an accumulator of at most 8 bytes, no index) of one
+///    array of offsets, below a mean of strip_mean_max;
 ///  - Mixed (windows of mixed lengths below warp_min) from a mean of group_min to warp_min;
 ///  - Grouped (windows of short segments by groups of lanes) for sums, min, max and the like of
 ///    one array of offsets, from a mean above half short_max to short_max.
 template <bool Pairs, class In, class Acc, class Load, class Op, class Store>
 void segment_kernel_launch(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
-                           Store store, workspace& ws, cudaStream_t stream, unsigned* word) {
+                           Store store, workspace& ws, cudaStream_t stream, unsigned* word,
+                           const segment_options& options) {
   using P = segment_policy;
-  const auto take = [&](auto grouped, auto mixed) {
-    constexpr auto kernel =
-        device::segments_kernel<P, Pairs, decltype(grouped)::value, decltype(mixed)::value, In, Acc, Load, Op, Store>;
-    segment_kernel_launch_of<kernel>(data, shape, identity, load, op, store, ws, stream, word);
+  using walk = device::segment_walk;
+  const auto take = [&](auto w) {
+    constexpr walk W = decltype(w)::value;
+    using Policy = std::conditional_t<W == walk::strips, segment_strip_policy, P>;
+    constexpr auto kernel = device::segments_kernel<Policy, Pairs, W, In, Acc, Load, Op, Store>;
+    segment_kernel_launch_of<kernel>(data, shape, identity, load, op, store, ws, stream, word, options);
   };
   const std::int64_t n = shape.n, S = shape.segments;
-  if constexpr (!Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>) {
-    if (2 * n > P::short_max<In> * S && n <= P::short_max<In> * S) return take(std::true_type{}, std::false_type{});
+  constexpr bool strips = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
+  if constexpr (strips) {
+    if (options.by_mean ? n < P::strip_mean_max * S : options.walk == walk::strips)
+      return take(std::integral_constant<walk, walk::strips>{});
+    if (options.by_mean ? 2 * n > P::short_max<In> * S && n <= P::short_max<In> * S : options.walk == walk::grouped)
+      return take(std::integral_constant<walk, walk::grouped>{});
   }
-  if (n >= P::group_min * S && n < P::warp_min * S) return take(std::false_type{}, std::true_type{});
-  take(std::false_type{}, std::false_type{});
+  if (options.by_mean ? n >= P::group_min * S && n < P::warp_min * S : options.walk == walk::mixed)
+    return take(std::integral_constant<walk, walk::mixed>{});
+  take(std::integral_constant<walk, walk::chunks>{});
 }
 
 /// Launches segments_kernel: store(s, reduction, length) for every segment; then
@@ -210,7 +231,7 @@ void segment_kernel_launch(const In* data, const device::segment_shape& shape, A
 template <class In, class Acc, class Load, class Op, class Store, class Then>
 void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc identity, Load load, Op op, Store store,
                     std::initializer_list<std::pair<std::uintptr_t, std::uintptr_t>> outs, workspace& ws,
-                    cudaStream_t stream, unsigned* status, Then then) {
+                    cudaStream_t stream, unsigned* status, Then then, const segment_options& options = {}) {
   static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   if (n < 0) throw_invalid("negative count of values: " + std::to_string(n));
@@ -250,9 +271,10 @@ void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc ide
   shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.stream_first = double(n) * sizeof(In) <= double(device::stream_first_limit) * double(ws.l2_bytes());
   if constexpr (CURED_SEGMENT_PAIRS) {
-    if (pairs) segment_kernel_launch<true>(data, shape, identity, load, op, pair_store<Store>{store}, ws, stream, word);
+    if (pairs)
+      segment_kernel_launch<true>(data, shape, identity, load, op, pair_store<Store>{store}, ws, stream, word, options);
   }
-  if (!pairs) segment_kernel_launch<false>(data, shape, identity, load, op, store, ws, stream, word);
+  if (!pairs) segment_kernel_launch<false>(data, shape, identity, load, op, store, ws, stream, word, options);
   then(shape, word);
   const cudaError_t launch_error = cudaGetLastError();
   use.enqueued();  // before throwing: a launched kernel must still be tracked
@@ -266,13 +288,13 @@ struct no_segment_then {
 /// out[s] = Out(init op load(x) op ... over segment s's values x).
 template <class T, class O, class Load, class Op, class Acc>
 void segment_plain(const T* values, std::int64_t n, const segments& seg, const O& out, Load load, Op op, Acc init,
-                   workspace& ws, cudaStream_t stream, unsigned* status) {
+                   workspace& ws, cudaStream_t stream, unsigned* status, const segment_options& options = {}) {
   using In = std::remove_const_t<T>;
   const auto o = as_segment_out(out, seg.count);
   using Out = std::remove_pointer_t<decltype(o.data)>;
   segment_launch(static_cast<const In*>(values), n, seg, identity_of<Op, Acc>(op), load, op,
                  segment_store<device::plain_store<Out, Acc, Op>>{{o.data, init, op}, o.strides[0]}, {bytes_of(o)}, ws,
-                 stream, status, no_segment_then{});
+                 stream, status, no_segment_then{}, options);
 }
 
 /// Checks a second output per segment beside `first` (the stride of `first`, no byte shared

@@ -13,6 +13,12 @@ namespace cured::device {
 inline constexpr unsigned segment_offsets_decrease = 1;  ///< some offset is below the one before it
 inline constexpr unsigned segment_offsets_outside = 2;   ///< offsets[0] < 0 or offsets[count] > n
 
+/// The walks of segments_kernel, each a kernel of its own that holds only its own paths'
+/// code (detail/dispatch_segments.cuh launches one by the mean length): chunks and windows;
+/// with short windows by groups of lanes (grouped); with mixed windows (mixed); strips
+/// (segment_strips.cuh) in place of them all.
+enum class segment_walk { chunks, grouped, mixed, strips };
+
 /// A segmented reduction, as its kernel takes it: a non-decreasing sequence of offsets,
 /// segment j holding the values [offset(j), offset(j + 1)). The pair form (ends not null) is the
 /// sequence begins[0], ends[0], begins[1], ends[1], ...: its even segments are the pairs, its odd

@@ -26,8 +26,12 @@
 #                                   # base; the cub/cured tables side by side and whether each
 #                                   # kernel's SASS is the same (RENAME: compare_sass.py rules)
 #
+#   scripts/device_check.sh walks   # the segments probe (bench/probe/segments.cu): every distribution's
+#                                   # sums and max through the walk the mean chose before the Strips
+#                                   # kernel and through the strips, times, % of the floor, same results
+#
 # SANITIZE_TOOLS and SANITIZE_SUITES narrow the sanitize mode (default: every tool, the suites
-# ladder library exact axes). AXES_TYPES narrows the axes mode (default: float int32 half double),
+# ladder library exact axes segments statistics). AXES_TYPES narrows the axes mode (default: float int32 half double),
 # SEG_TYPES the segments mode (default: float int32 double).
 set -uo pipefail
 mode=${1:-all}
@@ -37,18 +41,21 @@ build=build/device
 summary=()
 note() { summary+=("$1"); }
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-targets=()
-[[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only
-cmake --build "$build" -j"$(nproc)" ${targets[@]+"${targets[@]}"} >"$out/build.log" 2>&1 ||
-  { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+mkdir -p "$build"
+if [[ $mode != walks ]]; then  # (the probe is built alone, below)
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
+  targets=()
+  [[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only
+  cmake --build "$build" -j"$(nproc)" ${targets[@]+"${targets[@]}"} >"$out/build.log" 2>&1 ||
+    { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv >"$out/device.txt" 2>&1
 note "device: $(tail -1 "$out/device.txt")"
 
 if [[ $mode == tests || $mode == all ]]; then
-  for t in cpu ladder library exact axes bench; do
+  for t in cpu ladder library exact axes segments statistics bench; do
     bin="$build/tests/$t/cured_tests_$t"
-    [[ $t == exact || $t == axes ]] && bin="$build/tests/library/cured_tests_$t"
+    [[ $t == exact || $t == axes || $t == segments || $t == statistics ]] && bin="$build/tests/library/cured_tests_$t"
     [[ -x $bin ]] || { note "tests $t: $bin not built"; continue; }
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
@@ -61,9 +68,9 @@ if [[ $mode == sanitize || $mode == all ]]; then
   # Small sizes only: the sanitizers slow kernels down a hundredfold or more.
   export CURED_TEST_MAX_N=5000
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
-    for t in ${SANITIZE_SUITES:-ladder library exact axes}; do
+    for t in ${SANITIZE_SUITES:-ladder library exact axes segments statistics}; do
       bin="$build/tests/$t/cured_tests_$t"
-      [[ $t == exact || $t == axes ]] && bin="$build/tests/library/cured_tests_$t"
+      [[ $t == exact || $t == axes || $t == segments || $t == statistics ]] && bin="$build/tests/library/cured_tests_$t"
       filter='*'
       [[ $tool == racecheck || $tool == initcheck ]] && filter='-*Large*:*SeveralStreams*'
       timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --gtest_brief=1 --gtest_filter="$filter" \
@@ -188,6 +195,14 @@ if [[ $mode == segments ]]; then
   fi
 fi
 
+if [[ $mode == walks ]]; then
+  nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Iinclude bench/probe/segments.cu -o "$build/segments_probe" \
+    >"$out/probe_build.log" 2>&1 || { tail -20 "$out/probe_build.log"; exit 1; }
+  timeout 400 "$build/segments_probe" walks u1 u4 u16 u64 u256 u1024 u4096 pl ob em >"$out/walks.log" 2>&1
+  note "walks probe: rc=$?"
+  while IFS= read -r line; do note "  $line"; done <"$out/walks.log"
+fi
+
 if [[ $mode == nccl ]]; then
   export NCCL_NVLS_ENABLE=0  # NVLink multicast off: its sums differ between calls
   gpus=$(nvidia-smi -L | wc -l)
@@ -250,7 +265,7 @@ printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   tar czf "$OUT/device-out.tgz" "$out"
   for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
-           compare_sum.md compare_ops.md compare_sass.txt axes.md segments.md summary.txt; do
+           compare_sum.md compare_ops.md compare_sass.txt axes.md segments.md walks.log summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
   done
   for f in "$out"/axes_*.json "$out"/axes*.png "$out"/segments_*.json; do

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "cured/block/block_reduce.cuh"
+#include "cured/block/segmented_scan.cuh"
 #include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
 #include "cured/thread/load.cuh"
@@ -177,18 +178,8 @@ __device__ __forceinline__ strip_step reduce_strip(Storage& st, block::reduce_st
   const int lo = clamp(i - mine_first), hi = clamp(next - mine_first);
   constexpr unsigned full = V == 32 ? ~0u : (1u << V) - 1;
   const unsigned valid = (hi == 32 ? ~0u : (1u << hi) - 1) & ~((1u << lo) - 1);
-  Acc acc = identity;
-  if (k == 0) {  // the open segment's part: a block reduction
-#pragma unroll
-    for (int q = 0; q < V; ++q)
-      if (valid >> q & 1) acc = op(acc, load(0, x[q]));
-    const Acc r = block::reduce<B>(acc, op, tmp);
-    if (t == 0) carry = op(carry, r);
-    __syncthreads();
-    return step;
-  }
-  const unsigned marks = (st.marks[t * V / 32] >> (t * V % 32)) & full;
-  Acc head = identity;  // the values before this thread's first mark
+  const unsigned marks = k > 0 ? (st.marks[t * V / 32] >> (t * V % 32)) & full : 0u;
+  Acc acc = identity, head = identity;  // (head: the values before this thread's first mark)
   int head_place = -1;
   if (marks == 0) {
 #pragma unroll
@@ -209,30 +200,20 @@ __device__ __forceinline__ strip_step reduce_strip(Storage& st, block::reduce_st
       }
     }
   }
-  // What comes before each thread's first mark: a segmented scan over the threads, from carry.
-  const bool closed = head_place >= 0;
-  const auto [f, v, f_before, v_before] = warp::segmented_scan(closed, acc, identity, op);
-  if (lane == 31) {
-    st.warp_closed[w] = f;
-    st.warp_total[w] = v;
+  if (k == 0) {  // the open segment's part: a block reduction
+    const Acc r = block::reduce<B>(acc, op, tmp);
+    if (t == 0) carry = op(carry, r);
+    __syncthreads();
+    return step;
   }
-  __syncthreads();
-  if (t == 0) {
-    Acc c = carry;
-#pragma unroll
-    for (unsigned u = 0; u < B / 32; ++u) {
-      st.warp_before[u] = c;
-      c = st.warp_closed[u] ? st.warp_total[u] : op(c, st.warp_total[u]);
-    }
-    carry = c;
-  }
-  if (t < T / 32) st.marks[t] = 0;  // (read above; the next strip's after the last barrier)
-  __syncthreads();
-  if (closed) {
-    const Acc value = op(f_before ? v_before : op(st.warp_before[w], v_before), head);
+  // What comes before each thread's first mark, from carry.
+  block::segmented_prefix<B>(head_place >= 0, acc, identity, op, carry, st.warp_total, st.warp_before,
+                             st.warp_closed, lane, w, [&](const Acc& before) {
+    const Acc value = op(before, head);
     if (head_place == 0 && head_to_part) head_part = value;
     else st.out[head_place] = value;
-  }
+  });
+  if (t < T / 32) st.marks[t] = 0;  // (read above; the next strip's after the last barrier)
   __syncthreads();
   // The results, by consecutive threads.
   for (int e = int(t); e < k; e += int(B))

@@ -36,8 +36,10 @@
 
 #include "cured/block/block_reduce.cuh"
 #include "cured/block/partition_point.cuh"
+#include "cured/block/segmented_scan.cuh"
 #include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
+#include "cured/device/segment_chunks.cuh"
 #include "cured/device/segment_groups.cuh"
 #include "cured/device/segment_strips.cuh"
 #include "cured/device/segment_threads.cuh"
@@ -61,15 +63,14 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min, group_min = Policy::group_min;
   static_assert((V - 1) % batch == 0);
   constexpr int T = int(B) * V;
-  constexpr unsigned warps = B / 32;
   __shared__ int positions[T];
   __shared__ In elements[T];
   __shared__ medium_windows<B> medium;
   __shared__ unsigned chunk_short;
   __shared__ short_windows<Policy, In, Acc> windows;
   __shared__ block::reduce_storage<Acc, B> tmp;
-  __shared__ Acc warp_total[warps], warp_before[warps];
-  __shared__ bool warp_closed[warps];
+  __shared__ Acc warp_total[B / 32], warp_before[B / 32];
+  __shared__ bool warp_closed[B / 32];
   __shared__ Acc carry;      // the open segment's part from the block's start or last end
   __shared__ Acc head_part;  // the block's first segment, when it started in an earlier block
   __shared__ typename strip_shared<Strips, Policy, In, Acc>::type strips;
@@ -196,7 +197,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           const std::int64_t items = smaller(T, D1 - d);
           const std::int64_t staged = smaller(items, oS - i);
           if (t == 0) chunk_short = 0;
-  #pragma unroll
+#pragma unroll
           for (int r = 0; r < V; ++r)
             if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
           __pipeline_commit();
@@ -206,12 +207,12 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           const auto count_ends = [&](int r0, auto width) {
             constexpr int W = decltype(width)::value;
             std::int64_t at[W];
-  #pragma unroll
+#pragma unroll
             for (int u = 0; u < W; ++u) {
               const std::int64_t j = s + t + (r0 + u) * B;
               at[u] = j < S ? off(j + 1) : std::int64_t(1) << 62;
             }
-  #pragma unroll
+#pragma unroll
             for (int u = 0; u < W; ++u) {
               const std::int64_t e = t + (r0 + u) * B, pos = e + (at[u] - i);
               const bool inside = pos < items;  // (a negative one is caught below)
@@ -269,64 +270,15 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             });
             if (t == 0) carry = identity;
           } else {
-            // This thread's items [at, at + V): the ends among them close segments.
-            const int at = int(t) * V, kk = int(k), n_items = int(used);
-            Acc acc = identity, before_first = identity;
-            bool closed = false;
-            std::int64_t first_segment = 0, first_length = 0;
-            if (at < n_items) {
-              int lo = 0, hi = kk;
-              while (lo < hi) {
-                const int mid = (lo + hi) / 2;
-                if (positions[mid] < at) lo = mid + 1;
-                else hi = mid;
-              }
-              int e = lo, el = at - lo;
-              std::int64_t seg_begin = e ? i + positions[e - 1] - (e - 1) : begin;
-  #pragma unroll
-              for (int q = 0; q < V; ++q) {
-                if (at + q >= n_items) break;
-                if (e < kk && positions[e] == at + q) {
-                  const std::int64_t seg_end = i + el;
-                  const std::int64_t length = seg_end - seg_begin;
-                  if (!closed) {
-                    before_first = acc;
-                    first_segment = s + e;
-                    first_length = length;
-                    closed = true;
-                  } else {
-                    store(s + e, acc, length);
-                  }
-                  acc = identity;
-                  seg_begin = seg_end;
-                  ++e;
-                } else {
-                  add_later(acc, i + el - seg_begin, elements[el], load, op);
-                  ++el;
-                }
-              }
-            }
-            // The segmented scan: what comes before each thread since the last end.
-            const auto [f, v, f_before, v_before] = warp::segmented_scan(closed, acc, identity, op);
-            if (lane == 31) {
-              warp_closed[w] = f;
-              warp_total[w] = v;
-            }
-            __syncthreads();
-            if (t == 0) {
-              Acc c = carry;
-              for (unsigned u = 0; u < warps; ++u) {
-                warp_before[u] = c;
-                c = warp_closed[u] ? warp_total[u] : op(c, warp_total[u]);
-              }
-              carry = c;
-            }
-            __syncthreads();
-            if (closed) {
-              const Acc value = op(f_before ? v_before : op(warp_before[w], v_before), before_first);
+            const auto [acc, before_first, closed, first_segment, first_length] =
+                walk_chunk<V>(positions, elements, int(k), int(used), s, i, begin, identity, load, op, store);
+            // What comes before each thread since the last end.
+            block::segmented_prefix<B>(closed, acc, identity, op, carry, warp_total, warp_before, warp_closed, lane, w,
+                                       [&](const Acc& before) {
+              const Acc value = op(before, before_first);
               if (head_open && head_from_before && first_segment == first) head_part = value;
               else store(first_segment, value, first_length);
-            }
+            });
           }
           begin = i + positions[k - 1] - (k - 1);
           head_open = false;

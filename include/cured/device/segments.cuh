@@ -270,14 +270,14 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             });
             if (t == 0) carry = identity;
           } else {
-            const auto [acc, before_first, closed, first_segment, first_length] =
+            const chunk_part<Acc> part =
                 walk_chunk<V>(positions, elements, int(k), int(used), s, i, begin, identity, load, op, store);
             // What comes before each thread since the last end.
-            block::segmented_prefix<B>(closed, acc, identity, op, carry, warp_total, warp_before, warp_closed, lane, w,
-                                       [&](const Acc& before) {
-              const Acc value = op(before, before_first);
-              if (head_open && head_from_before && first_segment == first) head_part = value;
-              else store(first_segment, value, first_length);
+            block::segmented_prefix<B>(part.closed, part.acc, identity, op, carry, warp_total, warp_before,
+                                       warp_closed, lane, w, [&](const Acc& before) {
+              const Acc value = op(before, part.before_first);
+              if (head_open && head_from_before && part.first_segment == first) head_part = value;
+              else store(part.first_segment, value, part.first_length);
             });
           }
           begin = i + positions[k - 1] - (k - 1);

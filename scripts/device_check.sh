@@ -27,8 +27,8 @@
 #                                   # kernel's SASS is the same (RENAME: compare_sass.py rules)
 #
 #   scripts/device_check.sh walks   # the segments probe (bench/probe/segments.cu): every distribution's
-#                                   # sums and max through the walk the mean chose before the Strips
-#                                   # kernel and through the strips, times, % of the floor, same results
+#                                   # sums and max through each walk of segments_kernel, the mean's
+#                                   # marked, times, % of the floor, same results as the chunks
 #
 # SANITIZE_TOOLS and SANITIZE_SUITES narrow the sanitize mode (default: every tool, the suites
 # ladder library exact axes segments statistics). AXES_TYPES narrows the axes mode (default: float int32 half double),

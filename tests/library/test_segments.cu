@@ -502,7 +502,7 @@ TYPED_TEST(Segments, EveryWalkAndGrid) {
   using T = TypeParam;
   using walk = cured::device::segment_walk;
   // Each walk on lengths it is not launched for by the mean too, on its own grid and on grids of
-  // 7 and 61 blocks (ranges that cut strips, windows, chunks and segments anywhere).
+  // 7 and 61 blocks (ranges that cut windows, chunks and segments anywhere).
   const std::int64_t n = fits(300007) ? 300007 : 4999;
   std::vector<std::pair<std::string, offsets_t>> cases;
   for (std::int64_t length : {1, 3, 4, 5, 16, 17, 64, 255, 256, 1000, 4096, 4097, 20000})
@@ -532,7 +532,7 @@ TYPED_TEST(Segments, EveryWalkAndGrid) {
     }
     cases.emplace_back("runs of empty segments", offsets_of(runs));
   }
-  for (const walk w : {walk::strips, walk::grouped, walk::mixed, walk::chunks}) {
+  for (const walk w : {walk::grouped, walk::mixed, walk::chunks}) {
     for (const std::int64_t grid : {std::int64_t(0), std::int64_t(7), std::int64_t(61)}) {
       cured::detail::segment_options options;
       options.by_mean = false;
@@ -722,14 +722,16 @@ TEST(Segments, SegmentAboveTwoToThe31) {
   EXPECT_EQ(got[0], 50 * one);
   EXPECT_EQ(got[1], (long_length - 1) * one + big);
   EXPECT_EQ(got[2], 50 * one);
-  cured::detail::segment_options strips;  // (the mean takes the chunks' walk)
-  strips.by_mean = false;
-  strips.walk = cured::device::segment_walk::strips;
   cured::workspace ws;
-  cured::detail::segment_plain(d.data(), n, seg, sums.data(),
-                               cured::device::transform_load<std::int64_t, cured::device::identity_transform>{},
-                               cured::plus{}, std::int64_t(0), ws, nullptr, nullptr, strips);
-  EXPECT_EQ(to_host(sums.data(), 3), got);
+  for (const auto w : {cured::device::segment_walk::grouped, cured::device::segment_walk::mixed}) {
+    cured::detail::segment_options options;  // (the mean takes the chunks' walk)
+    options.by_mean = false;
+    options.walk = w;
+    cured::detail::segment_plain(d.data(), n, seg, sums.data(),
+                                 cured::device::transform_load<std::int64_t, cured::device::identity_transform>{},
+                                 cured::plus{}, std::int64_t(0), ws, nullptr, nullptr, options);
+    EXPECT_EQ(to_host(sums.data(), 3), got) << "walk " << int(w);
+  }
   const auto got_idx = to_host(idx.data(), 3);
   EXPECT_EQ(got_idx[0], 0);
   EXPECT_EQ(got_idx[1], long_length - 3);
@@ -883,7 +885,8 @@ TEST(Segments, BadOffsetsAreReported) {
     cured::max_async(d.data(), n, seg, out.data(), ws);
     CURED_CHECK(cudaMemcpy(&fallback, ws.segment_status(), sizeof fallback, cudaMemcpyDeviceToHost));
     EXPECT_EQ(s, fallback);
-    for (const auto w : {cured::device::segment_walk::strips, cured::device::segment_walk::chunks}) {
+    for (const auto w : {cured::device::segment_walk::grouped, cured::device::segment_walk::mixed,
+                         cured::device::segment_walk::chunks}) {
       cured::detail::segment_options options;
       options.by_mean = false;
       options.walk = w;

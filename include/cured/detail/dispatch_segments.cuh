@@ -113,36 +113,41 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
   launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
 }
 
-/// Launches segments_kernel (Pairs: its pair form) on `shape`, the instantiation for its mean
-/// length n / segments (docs/PERF.md#segmented-reductions): code that helps some lengths costs
-/// the others, though no path is taken on them, by the kernel's registers.
-///  - Strips for sums, min, max and the like (an accumulator of at most 8 bytes, no index) of one
-///    array of offsets, below a mean of strip_mean_max;
+/// The walk of segments_kernel for the mean length n / S (docs/PERF.md#segmented-reductions):
+/// code that helps some lengths costs the others, though no path is taken on them, by the
+/// kernel's registers. `groups`: the reduction may take the Grouped walk (sums, min, max and the
+/// like of one array of offsets).
+///  - Grouped (windows of short segments by groups of lanes) from a mean above half short_max
+///    to short_max;
 ///  - Mixed (windows of mixed lengths below warp_min) from a mean of group_min to warp_min;
-///  - Grouped (windows of short segments by groups of lanes) for sums, min, max and the like of
-///    one array of offsets, from a mean above half short_max to short_max.
+///  - else Chunks.
+template <class In>
+constexpr device::segment_walk segment_walk_by_mean(std::int64_t n, std::int64_t S, bool groups) {
+  using P = segment_policy;
+  if (groups && 2 * n > P::short_max<In> * S && n <= P::short_max<In> * S) return device::segment_walk::grouped;
+  if (n >= P::group_min * S && n < P::warp_min * S) return device::segment_walk::mixed;
+  return device::segment_walk::chunks;
+}
+
+/// Launches segments_kernel (Pairs: its pair form) on `shape`, the walk by its mean length
+/// unless options name one.
 template <bool Pairs, class In, class Acc, class Load, class Op, class Store>
 void segment_kernel_launch(const In* data, const device::segment_shape& shape, Acc identity, Load load, Op op,
                            Store store, workspace& ws, cudaStream_t stream, unsigned* word,
                            const segment_options& options) {
   using P = segment_policy;
   using walk = device::segment_walk;
-  const auto take = [&](auto w) {
-    constexpr walk W = decltype(w)::value;
-    using Policy = std::conditional_t<W == walk::strips, segment_strip_policy, P>;
-    constexpr auto kernel = device::segments_kernel<Policy, Pairs, W, In, Acc, Load, Op, Store>;
+  const auto take = [&](auto tag) {
+    constexpr walk W = decltype(tag)::value;
+    constexpr auto kernel = device::segments_kernel<P, Pairs, W, In, Acc, Load, Op, Store>;
     segment_kernel_launch_of<kernel>(data, shape, identity, load, op, store, ws, stream, word, options);
   };
-  const std::int64_t n = shape.n, S = shape.segments;
-  constexpr bool strips = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
-  if constexpr (strips) {
-    if (options.by_mean ? n < P::strip_mean_max * S : options.walk == walk::strips)
-      return take(std::integral_constant<walk, walk::strips>{});
-    if (options.by_mean ? 2 * n > P::short_max<In> * S && n <= P::short_max<In> * S : options.walk == walk::grouped)
-      return take(std::integral_constant<walk, walk::grouped>{});
+  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
+  const walk w = options.by_mean ? segment_walk_by_mean<In>(shape.n, shape.segments, groups) : options.walk;
+  if constexpr (groups) {
+    if (w == walk::grouped) return take(std::integral_constant<walk, walk::grouped>{});
   }
-  if (options.by_mean ? n >= P::group_min * S && n < P::warp_min * S : options.walk == walk::mixed)
-    return take(std::integral_constant<walk, walk::mixed>{});
+  if (w == walk::mixed) return take(std::integral_constant<walk, walk::mixed>{});
   take(std::integral_constant<walk, walk::chunks>{});
 }
 

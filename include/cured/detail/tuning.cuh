@@ -68,26 +68,12 @@ struct segment_policy {
   /// 1.19x, float argmax 2.26x.)
   template <class In>
   static constexpr long long short_max = sizeof(In) >= 8 ? 8 : 16;
-  /// The Strips kernel takes sums, min, max and the like below this mean length: none until its
-  /// speed is measured against the other walks (bench/probe/segments.cu); until then only the
-  /// launch's test seam (detail::segment_options) names it.
-  static constexpr long long strip_mean_max = 0;
   template <class Acc>
   static constexpr int short_rounds = sizeof(Acc) <= 8 ? 4 : sizeof(Acc) <= 16 ? 2 : 1;
   /// Wider accumulators (argmin/argmax, exact_sum) take windows only from a mean length of 2:
   /// on segments of one value their windows of 512 or 256 ran at 0.66-0.84x the chunks' speed.
   template <class Acc>
   static constexpr int short_min_mean = sizeof(Acc) <= 8 ? 0 : 2;
-};
-
-/// segments_kernel's strips (device/segment_strips.cuh): the Strips kernel. Three blocks, as the
-/// other walks (80 registers; at four, 64 registers, it spilled 164-344 bytes: ptxas -v).
-struct segment_strip_policy : segment_policy {
-  /// Values a thread holds: 64 bytes, four 16-byte vectors (half and bfloat16: two). A strip
-  /// takes as many ends as values, its results staged in shared memory (16 or 32 KiB), so that
-  /// segments of one value fill whole strips.
-  template <class In>
-  static constexpr int strip_values = sizeof(In) >= 8 ? 8 : 16;
 };
 
 /// exact_sum's kernels run blocks of Block = 128 or 256 threads (256 unless a test asks).

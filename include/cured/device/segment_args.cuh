@@ -15,9 +15,8 @@ inline constexpr unsigned segment_offsets_outside = 2;   ///< offsets[0] < 0 or 
 
 /// The walks of segments_kernel, each a kernel of its own that holds only its own paths'
 /// code (detail/dispatch_segments.cuh launches one by the mean length): chunks and windows;
-/// with short windows by groups of lanes (grouped); with mixed windows (mixed); strips
-/// (segment_strips.cuh) in place of them all.
-enum class segment_walk { chunks, grouped, mixed, strips };
+/// with short windows by groups of lanes (grouped); with mixed windows (mixed).
+enum class segment_walk { chunks, grouped, mixed };
 
 /// A segmented reduction, as its kernel takes it: a non-decreasing sequence of offsets,
 /// segment j holding the values [offset(j), offset(j + 1)). The pair form (ends not null) is the

@@ -19,13 +19,10 @@
 //    (segment_groups.cuh); else each thread walks V items, stores the segments that start and
 //    end among them, and a segmented scan over the threads brings it what came before its
 //    first end. The chunk ends at its last end.
-// The Strips walk (Walk == strips: sums, min, max and the like of one array of offsets) takes
-// runs from Policy::run_min values and everything shorter in strips of Block * V values, their
-// ends marked in shared memory (segment_strips.cuh), in place of the windows and chunks.
 // A segment cut by a range is combined by the last of its blocks to arrive, in block order
 // (grid/split_combine.cuh); a gap between pairs is passed over unread unless short among short
-// pairs. Every order of combination depends only on the offsets, the values' 16-byte alignment
-// and the launch: results are bit-identical run to run.
+// pairs. Every order of combination depends only on the offsets and the launch: results are
+// bit-identical run to run.
 //
 // Each offset is read by the window, chunk or walk that meets it and checked against the one
 // before it; the last block checks that the blocks' ranges of ends meet. Offsets that decrease
@@ -41,7 +38,6 @@
 #include "cured/device/segment_args.cuh"
 #include "cured/device/segment_chunks.cuh"
 #include "cured/device/segment_groups.cuh"
-#include "cured/device/segment_strips.cuh"
 #include "cured/device/segment_threads.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/load.cuh"
@@ -54,9 +50,6 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
     segments_kernel(const In* __restrict__ in, const segment_shape shape, Acc identity, Load load, Op op, Store store,
                     segment_scratch scratch, unsigned* status) {
   constexpr bool Grouped = Walk == segment_walk::grouped, Mixed = Walk == segment_walk::mixed;
-  constexpr bool Strips = Walk == segment_walk::strips;
-  static_assert(!Strips || (!Pairs && !is_arg_reduction<Load, Op, In> && sizeof(Acc) <= 8),
-                "cured: strips take one array of offsets, accumulators of at most 8 bytes, no index");
   constexpr unsigned B = Policy::block;
   constexpr int V = Policy::template items_per_thread<In>;
   constexpr int batch = Policy::template end_batch<In>;
@@ -73,7 +66,6 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   __shared__ bool warp_closed[B / 32];
   __shared__ Acc carry;      // the open segment's part from the block's start or last end
   __shared__ Acc head_part;  // the block's first segment, when it started in an earlier block
-  __shared__ typename strip_shared<Strips, Policy, In, Acc>::type strips;
   const unsigned t = threadIdx.x, lane = t % 32, w = t / 32;
   const auto off = [&](std::int64_t j) { return shape.template offset<Pairs>(j); };
   constexpr int by = Pairs ? 2 : 1;  // (the pair form's pairs: every other segment, between the gaps)
@@ -97,8 +89,6 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       bool run_dirty = false;
       const std::uint64_t l2 = l2_policy(shape.stream_first);
       if (t == 0) carry = identity;
-      if constexpr (Strips)
-        for (unsigned q = t; q < sizeof(strips.marks) / sizeof(unsigned); q += B) strips.marks[q] = 0;
       __syncthreads();
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
       bool many = false;                           // the last chunk had Block ends or more
@@ -115,10 +105,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         }
         const bool fresh = i == begin;  // nothing of the open segment read yet
         const bool pass = is_gap<Pairs>(s) && (gap >= warp_min || off(s + 2) - next_end >= warp_min);  // unread
-        // (Strips: runs of long segments only, and a segment begun before that ends at i)
-        const bool run_now = Strips ? gap >= run_min || (gap == 0 && !fresh)
-                                    : pass || gap >= run_min || d + gap >= D1 || (!fresh && gap >= warp_min);
-        if (run_now) {
+        if (pass || gap >= run_min || d + gap >= D1 || (!fresh && gap >= warp_min)) {
           // A run (the next segment's end fetched meanwhile).
           const std::int64_t len = smaller(gap, D1 - d);
           if (s + 1 < S) {
@@ -147,146 +134,127 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
           __syncthreads();
           continue;
         }
-        if constexpr (Strips) {
-          bool bad = false;
-          const strip_step step = reduce_strip<Policy>(strips, tmp, in, shape, off, s, i, begin, next_end, D1 - d,
-                                                       oS, many, head_open && head_from_before, carry, head_part, bad,
-                                                       l2, identity, load, op, store);
-          if (bad || (step.ends == 0 && step.next == i)) {  // (no progress: offsets past oS)
-            error = segment_offsets_decrease;
-            break;
-          }
-          d += (step.next - i) + step.ends;
-          i = step.next;
-          s += step.ends;
-          begin = step.last_end;
-          head_open = head_open && step.ends == 0;
-          many = step.many;
-          known_for = step.after >= 0 ? s : -1;
-          known_end = step.after;
-        } else {
-          if (gap >= warp_min || (fresh && ((medium_next && gap >= group_min) || mixed_next))) {  // (up to Block)
-            const unsigned g =
-                medium_window<Policy, Pairs, Mixed>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
-            if (g > 0) {
-              reduce_medium_segments<B>(medium.ends, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2,
-                                        identity, load, op, store);
-              const std::int64_t last = medium.ends[g - 1];
-              d += (last - i) + g;
-              i = begin = last;
-              s += g;
-              head_open = false;
-              __syncthreads();  // the window, read
-              continue;
-            }
-            __syncthreads();
-          }
-          if (windows_at.try_next && fresh && gap <= windows.Short) {  // a window of short segments
-            const auto [g, last] = reduce_short_segments<Pairs, Grouped>(windows, windows_at, in, shape, s, i, D1 - d,
-                                                                         oS, identity, load, op, store);
-            if (g > 0) {
-              d += (last - i) + g;
-              i = begin = last;
-              s += g;
-              head_open = false;
-              continue;
-            }
-          }
-          // A chunk (its first end inside: gap < warp_min <= items): values staged while its ends
-          // are counted, each end's position in the chunk (item e + end - i) after them.
-          const std::int64_t items = smaller(T, D1 - d);
-          const std::int64_t staged = smaller(items, oS - i);
-          if (t == 0) chunk_short = 0;
-#pragma unroll
-          for (int r = 0; r < V; ++r)
-            if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
-          __pipeline_commit();
-          // Its ends: Block (Block * (1 + batch) after a chunk of Block ends or more: one round
-          // trip), then batches of Block * batch while every thread's last is inside.
-          std::int64_t k = 0;
-          const auto count_ends = [&](int r0, auto width) {
-            constexpr int W = decltype(width)::value;
-            std::int64_t at[W];
-#pragma unroll
-            for (int u = 0; u < W; ++u) {
-              const std::int64_t j = s + t + (r0 + u) * B;
-              at[u] = j < S ? off(j + 1) : std::int64_t(1) << 62;
-            }
-#pragma unroll
-            for (int u = 0; u < W; ++u) {
-              const std::int64_t e = t + (r0 + u) * B, pos = e + (at[u] - i);
-              const bool inside = pos < items;  // (a negative one is caught below)
-              positions[e] = inside ? int(larger(pos, -1)) : -1;
-              const std::int64_t c = __syncthreads_count(inside);
-              k += c;
-              if (c < B) return false;
-            }
-            return true;
-          };
-          bool more = many ? count_ends(0, std::integral_constant<int, 1 + batch>{})
-                           : count_ends(0, std::integral_constant<int, 1>{});
-          for (int r = many ? 1 + batch : 1; more && r < V; r += batch)
-            more = count_ends(r, std::integral_constant<int, batch>{});
-          many = k >= B;
-          // The chunk ends at its last end: the next step starts on a segment's first value.
-          const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
-          const std::int64_t m = used - k;  // the chunk's elements
-          windows_at.try_next = m <= k * windows.Short && m >= k * windows.MinMean;
-          __pipeline_wait_prior(0);
-          if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
-            error = segment_offsets_decrease;
-            break;
+        if (gap >= warp_min || (fresh && ((medium_next && gap >= group_min) || mixed_next))) {  // (up to Block)
+          const unsigned g =
+              medium_window<Policy, Pairs, Mixed>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
+          if (g > 0) {
+            reduce_medium_segments<B>(medium.ends, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2,
+                                      identity, load, op, store);
+            const std::int64_t last = medium.ends[g - 1];
+            d += (last - i) + g;
+            i = begin = last;
+            s += g;
+            head_open = false;
+            __syncthreads();  // the window, read
+            continue;
           }
           __syncthreads();
-          const int first_pair = int(s & (by - 1)), g = group_lanes(m, Pairs ? (k - first_pair + 2) / 2 : k);
-          bool bad = false, longer = g == 0;
-          for (int e = int(t); e < k; e += int(B)) {
-            const int before = e ? positions[e - 1] : -1, length = positions[e] - before - 1;
-            const bool pair = ((e - first_pair) & (by - 1)) == 0;
-            bad |= positions[e] < 0 || positions[e] <= before;
-            longer |= pair && length > group_longest(g);
-            if (pair && e > 0 && length < group_min) atomicOr(&chunk_short, 1u);
-          }
-          if (__syncthreads_or(bad)) {
-            error = segment_offsets_decrease;
-            break;
-          }
-          const bool grouped = !__syncthreads_or(longer);
-          medium_next = chunk_short == 0;  // (no whole segment of the chunk below group_min)
-          if constexpr (Mixed) mixed_next = m >= group_min * k;
-          if (run_dirty) {
-            const Acc r = block::reduce<B>(run, op, tmp);
-            if (t == 0) carry = op(carry, r);
-            run = identity;
-            run_dirty = false;
-            __syncthreads();
-          }
-          if (grouped) {  // (thread 0, the first group's first lane, reads carry before it resets it)
-            reduce_in_groups<B>(positions, elements, int(k), first_pair, by, g, i - begin, identity, load, op,
-                                [&](int e, Acc p, int c) {
-              if (e > 0) store(s + e, p, c);
-              else if (head_open && head_from_before) head_part = op(carry, p);
-              else store(s, op(carry, p), i + c - begin);
-            });
-            if (t == 0) carry = identity;
-          } else {
-            const chunk_part<Acc> part =
-                walk_chunk<V>(positions, elements, int(k), int(used), s, i, begin, identity, load, op, store);
-            // What comes before each thread since the last end.
-            block::segmented_prefix<B>(part.closed, part.acc, identity, op, carry, warp_total, warp_before,
-                                       warp_closed, lane, w, [&](const Acc& before) {
-              const Acc value = op(before, part.before_first);
-              if (head_open && head_from_before && part.first_segment == first) head_part = value;
-              else store(part.first_segment, value, part.first_length);
-            });
-          }
-          begin = i + positions[k - 1] - (k - 1);
-          head_open = false;
-          s += k;
-          i += m;
-          d += used;
-          __syncthreads();  // the positions and elements, read, before the next chunk's
         }
+        if (windows_at.try_next && fresh && gap <= windows.Short) {  // a window of short segments
+          const auto [g, last] = reduce_short_segments<Pairs, Grouped>(windows, windows_at, in, shape, s, i, D1 - d,
+                                                                       oS, identity, load, op, store);
+          if (g > 0) {
+            d += (last - i) + g;
+            i = begin = last;
+            s += g;
+            head_open = false;
+            continue;
+          }
+        }
+        // A chunk (its first end inside: gap < warp_min <= items): values staged while its ends
+        // are counted, each end's position in the chunk (item e + end - i) after them.
+        const std::int64_t items = smaller(T, D1 - d);
+        const std::int64_t staged = smaller(items, oS - i);
+        if (t == 0) chunk_short = 0;
+#pragma unroll
+        for (int r = 0; r < V; ++r)
+          if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
+        __pipeline_commit();
+        // Its ends: Block (Block * (1 + batch) after a chunk of Block ends or more: one round
+        // trip), then batches of Block * batch while every thread's last is inside.
+        std::int64_t k = 0;
+        const auto count_ends = [&](int r0, auto width) {
+          constexpr int W = decltype(width)::value;
+          std::int64_t at[W];
+#pragma unroll
+          for (int u = 0; u < W; ++u) {
+            const std::int64_t j = s + t + (r0 + u) * B;
+            at[u] = j < S ? off(j + 1) : std::int64_t(1) << 62;
+          }
+#pragma unroll
+          for (int u = 0; u < W; ++u) {
+            const std::int64_t e = t + (r0 + u) * B, pos = e + (at[u] - i);
+            const bool inside = pos < items;  // (a negative one is caught below)
+            positions[e] = inside ? int(larger(pos, -1)) : -1;
+            const std::int64_t c = __syncthreads_count(inside);
+            k += c;
+            if (c < B) return false;
+          }
+          return true;
+        };
+        bool more = many ? count_ends(0, std::integral_constant<int, 1 + batch>{})
+                         : count_ends(0, std::integral_constant<int, 1>{});
+        for (int r = many ? 1 + batch : 1; more && r < V; r += batch)
+          more = count_ends(r, std::integral_constant<int, batch>{});
+        many = k >= B;
+        // The chunk ends at its last end: the next step starts on a segment's first value.
+        const std::int64_t used = k > 0 ? positions[k - 1] + 1 : 0;
+        const std::int64_t m = used - k;  // the chunk's elements
+        windows_at.try_next = m <= k * windows.Short && m >= k * windows.MinMean;
+        __pipeline_wait_prior(0);
+        if (k == 0 || m < 0 || m > staged) {  // (the first end is inside: gap < items)
+          error = segment_offsets_decrease;
+          break;
+        }
+        __syncthreads();
+        const int first_pair = int(s & (by - 1)), g = group_lanes(m, Pairs ? (k - first_pair + 2) / 2 : k);
+        bool bad = false, longer = g == 0;
+        for (int e = int(t); e < k; e += int(B)) {
+          const int before = e ? positions[e - 1] : -1, length = positions[e] - before - 1;
+          const bool pair = ((e - first_pair) & (by - 1)) == 0;
+          bad |= positions[e] < 0 || positions[e] <= before;
+          longer |= pair && length > group_longest(g);
+          if (pair && e > 0 && length < group_min) atomicOr(&chunk_short, 1u);
+        }
+        if (__syncthreads_or(bad)) {
+          error = segment_offsets_decrease;
+          break;
+        }
+        const bool grouped = !__syncthreads_or(longer);
+        medium_next = chunk_short == 0;  // (no whole segment of the chunk below group_min)
+        if constexpr (Mixed) mixed_next = m >= group_min * k;
+        if (run_dirty) {
+          const Acc r = block::reduce<B>(run, op, tmp);
+          if (t == 0) carry = op(carry, r);
+          run = identity;
+          run_dirty = false;
+          __syncthreads();
+        }
+        if (grouped) {  // (thread 0, the first group's first lane, reads carry before it resets it)
+          reduce_in_groups<B>(positions, elements, int(k), first_pair, by, g, i - begin, identity, load, op,
+                              [&](int e, Acc p, int c) {
+            if (e > 0) store(s + e, p, c);
+            else if (head_open && head_from_before) head_part = op(carry, p);
+            else store(s, op(carry, p), i + c - begin);
+          });
+          if (t == 0) carry = identity;
+        } else {
+          const chunk_part<Acc> part =
+              walk_chunk<V>(positions, elements, int(k), int(used), s, i, begin, identity, load, op, store);
+          // What comes before each thread since the last end.
+          block::segmented_prefix<B>(part.closed, part.acc, identity, op, carry, warp_total, warp_before,
+                                     warp_closed, lane, w, [&](const Acc& before) {
+            const Acc value = op(before, part.before_first);
+            if (head_open && head_from_before && part.first_segment == first) head_part = value;
+            else store(part.first_segment, value, part.first_length);
+          });
+        }
+        begin = i + positions[k - 1] - (k - 1);
+        head_open = false;
+        s += k;
+        i += m;
+        d += used;
+        __syncthreads();  // the positions and elements, read, before the next chunk's
       }
       __pipeline_wait_prior(0);  // (a last window's fetch of ends, landed before the block ends)
       if (run_dirty) {  // uniform: error is

@@ -387,7 +387,7 @@ TYPED_TEST(Segments, MediumSegmentsInGroups) {
   // Runs of 1 to 600 segments from group_min values up, their lengths from one of six ranges (so
   // that the windows take 2 to 32 lanes a segment), now and then one shorter between them;
   // misaligned values in round 1, begin and end pairs with gaps of 0 to 40 values in round 2.
-  constexpr std::int64_t low = cured::detail::segment_policy::group_min;
+  constexpr std::int64_t low = cured::detail::segment_policy::group_min<T>;
   const std::int64_t n = fits(1 << 22) ? (1 << 22) : 5000;
   const std::int64_t ranges[][2] = {{low, 48}, {48, 100}, {100, 200}, {200, 400}, {400, 1000}, {1000, 8191}};
   for (int round = 0; round < 3; ++round) {

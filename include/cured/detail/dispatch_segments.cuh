@@ -125,7 +125,7 @@ template <class In>
 constexpr device::segment_walk segment_walk_by_mean(std::int64_t n, std::int64_t S, bool groups) {
   using P = segment_policy;
   if (groups && 2 * n > P::short_max<In> * S && n <= P::short_max<In> * S) return device::segment_walk::grouped;
-  if (n >= P::group_min * S && n < P::warp_min * S) return device::segment_walk::mixed;
+  if (n >= P::group_min<In> * S && n < P::warp_min * S) return device::segment_walk::mixed;
   return device::segment_walk::chunks;
 }
 

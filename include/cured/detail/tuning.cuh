@@ -57,17 +57,21 @@ struct segment_policy {
   /// than the chunks).
   static constexpr long long run_min = 8192;
   static constexpr long long warp_min = 256;
-  /// Segments of group_min values or more, in a row, are also taken by groups of lanes
-  /// (device/segment_groups.cuh: a block-wide window of them) where the chunk before had none
-  /// shorter (uniform:64, 2^28 floats: 28% -> 78% of the floor; empty-mixed, whose chunks always
-  /// hold shorter ones, unchanged: docs/PERF.md#segmented-reductions).
-  static constexpr long long group_min = 32;
   /// Segments of at most this many values (64 bytes, 16 values at most), Block / 4 or more in a
   /// row, are taken a thread each (device/segment_threads.cuh), short_rounds of them per thread
   /// at once. (16 doubles: 0.60x the speed of 8 on segments of 16, 2^28 doubles; 16 floats:
   /// 1.19x, float argmax 2.26x.)
   template <class In>
   static constexpr long long short_max = sizeof(In) >= 8 ? 8 : 16;
+  /// Segments of group_min values or more, in a row, are also taken by groups of lanes
+  /// (device/segment_groups.cuh: a block-wide window of them) where the chunk before had none
+  /// shorter (uniform:64, 2^28 floats: 28% -> 78% of the floor; empty-mixed, whose chunks always
+  /// hold shorter ones, unchanged): from just above short_max (at 32 values, 2^28 double sums of
+  /// uniform:16 ran at 38% of the floor in chunks, float sums of uniform:24 at 28%; at 16, 69% and
+  /// 61%, but float sums of uniform:16 at 48% against the windows' 69%:
+  /// docs/PERF.md#segmented-reductions).
+  template <class In>
+  static constexpr long long group_min = short_max<In> + 1;
   template <class Acc>
   static constexpr int short_rounds = sizeof(Acc) <= 8 ? 4 : sizeof(Acc) <= 16 ? 2 : 1;
   /// Wider accumulators (argmin/argmax, exact_sum) take windows only from a mean length of 2:

@@ -75,17 +75,17 @@ struct medium_windows {
 };
 
 /// The segments a window takes from segment s (the open one, starting on value i, `gap` values
-/// long), their ends in w.ends. Medium ones: Policy::group_min values or more (or gaps between
+/// long), their ends in w.ends. Medium ones: Policy::group_min<In> values or more (or gaps between
 /// pairs) and below run_min; Block / 8 or more of them, or fewer when the first has warp_min
 /// values or more. Else, where Mixed and `mixed`, mixed ones: below warp_min values, Block / 8
 /// or more of a mean of group_min (mixed is cleared when they are not). Each ends within
 /// [i, oS] and within the block's next `room` items. medium_next: whether Block / 8 or more were
 /// medium. 0: none. Every thread calls it, with the same arguments.
-template <class Policy, bool Pairs, bool Mixed, unsigned B>
+template <class Policy, bool Pairs, bool Mixed, class In, unsigned B>
 __device__ __forceinline__ unsigned medium_window(medium_windows<B>& w, const segment_shape& shape, std::int64_t s,
                                                   std::int64_t i, std::int64_t gap, std::int64_t room,
                                                   std::int64_t oS, bool& medium_next, bool& mixed) {
-  constexpr std::int64_t group_min = Policy::group_min, warp_min = Policy::warp_min, run_min = Policy::run_min;
+  constexpr std::int64_t group_min = Policy::template group_min<In>, warp_min = Policy::warp_min, run_min = Policy::run_min;
   const unsigned t = threadIdx.x;
   const std::int64_t j = s + t, e = j < shape.segments ? shape.template offset<Pairs>(j + 1) : 0;
   w.ends[t] = e;

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   constexpr unsigned B = Policy::block;
   constexpr int V = Policy::template items_per_thread<In>;
   constexpr int batch = Policy::template end_batch<In>;
-  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min, group_min = Policy::group_min;
+  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min, group_min = Policy::template group_min<In>;
   static_assert((V - 1) % batch == 0);
   constexpr int T = int(B) * V;
   __shared__ int positions[T];
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         }
         if (gap >= warp_min || (fresh && ((medium_next && gap >= group_min) || mixed_next))) {  // (up to Block)
           const unsigned g =
-              medium_window<Policy, Pairs, Mixed>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
+              medium_window<Policy, Pairs, Mixed, In>(medium, shape, s, i, gap, D1 - d, oS, medium_next, mixed_next);
           if (g > 0) {
             reduce_medium_segments<B>(medium.ends, g, unsigned(s & (by - 1)), by, in, s, i, shape.vectors, l2,
                                       identity, load, op, store);

@@ -96,9 +96,7 @@ int main(int argc, char** argv) {
         std::printf(" | %s", name);
         std::vector<Out> first(S), other(S);
         for (const walk w : {walk::chunks, walk::grouped, walk::mixed}) {
-          cured::detail::segment_options options;
-          options.by_mean = false;
-          options.walk = w;
+          const cured::detail::segment_options options{false, w};
           Out* o = w == walk::chunks ? (Out*)out : (Out*)out2;
           const float us = time([&] {
             cured::detail::segment_plain(x, n, seg, o, load, op, init, ws, nullptr, nullptr, options);
@@ -130,6 +128,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
-  std::printf("%s: %d cases where a walk's results differ from the chunks' (float and double sums may, by rounding)\n", label,
-              mismatches);
+  std::printf("%s: %d cases where a walk's results differ from the chunks' (float and double sums may, by "
+              "rounding)\n",
+              label, mismatches);
 }

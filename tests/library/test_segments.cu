@@ -534,10 +534,7 @@ TYPED_TEST(Segments, EveryWalkAndGrid) {
   }
   for (const walk w : {walk::grouped, walk::mixed, walk::chunks}) {
     for (const std::int64_t grid : {std::int64_t(0), std::int64_t(7), std::int64_t(61)}) {
-      cured::detail::segment_options options;
-      options.by_mean = false;
-      options.walk = w;
-      options.grid = grid;
+      const cured::detail::segment_options options{false, w, grid};
       for (std::size_t c = 0; c < cases.size(); ++c) {
         const int shift = int(c % 3);
         check_walk<T>(values_of<T>(n, 500 + c, true), cases[c].second,
@@ -724,9 +721,7 @@ TEST(Segments, SegmentAboveTwoToThe31) {
   EXPECT_EQ(got[2], 50 * one);
   cured::workspace ws;
   for (const auto w : {cured::device::segment_walk::grouped, cured::device::segment_walk::mixed}) {
-    cured::detail::segment_options options;  // (the mean takes the chunks' walk)
-    options.by_mean = false;
-    options.walk = w;
+    const cured::detail::segment_options options{false, w};  // (the mean takes the chunks' walk)
     cured::detail::segment_plain(d.data(), n, seg, sums.data(),
                                  cured::device::transform_load<std::int64_t, cured::device::identity_transform>{},
                                  cured::plus{}, std::int64_t(0), ws, nullptr, nullptr, options);
@@ -887,9 +882,7 @@ TEST(Segments, BadOffsetsAreReported) {
     EXPECT_EQ(s, fallback);
     for (const auto w : {cured::device::segment_walk::grouped, cured::device::segment_walk::mixed,
                          cured::device::segment_walk::chunks}) {
-      cured::detail::segment_options options;
-      options.by_mean = false;
-      options.walk = w;
+      const cured::detail::segment_options options{false, w};
       unsigned by_walk = 0;
       cured::detail::segment_plain(d.data(), n, seg, out.data(),
                                    cured::device::transform_load<float, cured::device::identity_transform>{},

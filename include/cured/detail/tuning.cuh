@@ -65,10 +65,10 @@ struct segment_policy {
   static constexpr long long short_max = sizeof(In) >= 8 ? 8 : 16;
   /// Segments of group_min values or more, in a row, are also taken by groups of lanes
   /// (device/segment_groups.cuh: a block-wide window of them) where the chunk before had none
-  /// shorter (uniform:64, 2^28 floats: 28% -> 78% of the floor; empty-mixed, whose chunks always
-  /// hold shorter ones, unchanged): from just above short_max (at 32 values, 2^28 double sums of
-  /// uniform:16 ran at 38% of the floor in chunks, float sums of uniform:24 at 28%; at 16, 69% and
-  /// 61%, but float sums of uniform:16 at 48% against the windows' 69%:
+  /// shorter: those just above short_max, which the short windows do not take, as well as longer
+  /// ones (2^28, % of the floor in groups of lanes against chunks: double sums of uniform:16 69%
+  /// against 38%, float sums of uniform:24 61% against 28%, uniform:64 78% against 28%); the
+  /// short windows keep theirs (float sums of uniform:16: 69% there, 48% in groups of lanes;
   /// docs/PERF.md#segmented-reductions).
   template <class In>
   static constexpr long long group_min = short_max<In> + 1;

@@ -85,7 +85,8 @@ template <class Policy, bool Pairs, bool Mixed, class In, unsigned B>
 __device__ __forceinline__ unsigned medium_window(medium_windows<B>& w, const segment_shape& shape, std::int64_t s,
                                                   std::int64_t i, std::int64_t gap, std::int64_t room,
                                                   std::int64_t oS, bool& medium_next, bool& mixed) {
-  constexpr std::int64_t group_min = Policy::template group_min<In>, warp_min = Policy::warp_min, run_min = Policy::run_min;
+  constexpr std::int64_t group_min = Policy::template group_min<In>;
+  constexpr std::int64_t warp_min = Policy::warp_min, run_min = Policy::run_min;
   const unsigned t = threadIdx.x;
   const std::int64_t j = s + t, e = j < shape.segments ? shape.template offset<Pairs>(j + 1) : 0;
   w.ends[t] = e;

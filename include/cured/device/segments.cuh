@@ -53,7 +53,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   constexpr unsigned B = Policy::block;
   constexpr int V = Policy::template items_per_thread<In>;
   constexpr int batch = Policy::template end_batch<In>;
-  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min, group_min = Policy::template group_min<In>;
+  constexpr std::int64_t run_min = Policy::run_min, warp_min = Policy::warp_min;
+  constexpr std::int64_t group_min = Policy::template group_min<In>;
   static_assert((V - 1) % batch == 0);
   constexpr int T = int(B) * V;
   __shared__ int positions[T];

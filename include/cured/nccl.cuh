@@ -173,7 +173,7 @@ void reduce(const T* in, std::int64_t n, Init* out, Op op, Init init, const char
   plain(
       comm, ws, stream, out, status, check_out,
       [&](rk::record* send) {
-        rk::local_plain<Init>(in, n, send, cured::device::identity_transform{}, op, tag, ws, stream);
+        rk::local_plain<Init>(in, n, send, cured::thread::identity_transform{}, op, tag, ws, stream);
       },
       [&](const rk::record* gathered, int ranks, unsigned* st) {
         rk::combine_plain(gathered, ranks, out, st, op, init, stream);

@@ -69,7 +69,7 @@ inline unsigned pow2_ceil(std::int64_t x) {
 template <class In, class Acc, auto LongKernel>
 unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_lane, const workspace& ws) {
   const bool vectors = s.vectors && s.stride == 1;
-  const std::int64_t units = vectors ? ceil_div(s.length, device::vector16<In>::size) : s.length;
+  const std::int64_t units = vectors ? ceil_div(s.length, thread::vector16<In>::size) : s.length;
   one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
   unsigned lanes = std::min(pow2_ceil(units), 32u);
   if (vectors_per_lane > 1) lanes = std::clamp(pow2_ceil(units / vectors_per_lane + 1) / 2, 1u, 32u);
@@ -87,7 +87,7 @@ unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_l
   const std::int64_t wave = std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
   std::int64_t splits = 1;
   if (s.outputs < wave && s.outputs <= std::int64_t(workspace::axis_counters)) {
-    const std::int64_t min_part = std::int64_t(block) * device::vector16<In>::size * 4;  // elements
+    const std::int64_t min_part = std::int64_t(block) * thread::vector16<In>::size * 4;  // elements
     const double work = double(s.length) * double(s.rows);
     splits = std::min<std::int64_t>(wave / s.outputs, std::int64_t(std::min(work / min_part, 1e9)) + 1);
     splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / device::part_bytes<Acc> / s.outputs);
@@ -146,7 +146,7 @@ bool walks_aligned(const In* data, std::initializer_list<const device::axis_walk
 /// vectors per row, and every position's first column on a 16-byte boundary.
 template <class In>
 bool column_vectors(const In* data, const device::column_shape& s) {
-  return device::vector_element<In> && s.column_stride == 1 && s.columns % device::vector16<In>::size == 0 &&
+  return device::vector_element<In> && s.column_stride == 1 && s.columns % thread::vector16<In>::size == 0 &&
          walks_aligned(data, {&s.kept, &s.rows});
 }
 
@@ -168,7 +168,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
   (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
   using policy = axis_policy;
   constexpr unsigned block = policy::block;
-  const bool stream_first = input_bytes <= double(device::stream_first_limit) * double(ws.l2_bytes());
+  const bool stream_first = input_bytes <= double(thread::stream_first_limit) * double(ws.l2_bytes());
   unsigned* const partials = static_cast<unsigned*>(ws.axis_partials());
   unsigned* const counters = ws.axis_counter();
   const char* what = "axis reduction launch";
@@ -176,7 +176,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
     device::row_shape& s = plan.rows;
     s.stream_first = stream_first;
     s.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
-    s.aligned = s.vectors && s.stride == 1 && s.length % device::vector16<In>::size == 0 &&
+    s.aligned = s.vectors && s.stride == 1 && s.length % thread::vector16<In>::size == 0 &&
                 walks_aligned(data, {&s.kept, &s.outer});
     constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;
     bool one_round = false;
@@ -222,7 +222,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
       launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store, partials,
                     counters);
     };
-    if (column_vectors(data, s)) launch_width(std::integral_constant<int, device::vector16<In>::size>{});
+    if (column_vectors(data, s)) launch_width(std::integral_constant<int, thread::vector16<In>::size>{});
     else launch_width(std::integral_constant<int, 1>{});
   }
   then(data, plan);
@@ -260,7 +260,7 @@ void axis_plain(const strided_view<T>& in, const axes& along, const strided_view
   const Acc identity = identity_of<Op, Acc>(op);
   if constexpr (std::is_same_v<Out, Acc>) {
     if (whole_run(plan)) {
-      detail::reduce<mode::async>(cin.data, plan.rows.length, out.data, load, op, device::no_finish{}, init, ws, stream);
+      detail::reduce<mode::async>(cin.data, plan.rows.length, out.data, load, op, thread::no_finish{}, init, ws, stream);
       return;
     }
   }
@@ -315,7 +315,7 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
     return;
   }
   axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), op::template identity<kv>(),
-                 device::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
+                 thread::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
                  indices.data, ws, stream);
 }
 

@@ -142,7 +142,7 @@ void segment_kernel_launch(const In* data, const device::segment_shape& shape, A
     constexpr auto kernel = device::segments_kernel<P, Pairs, W, In, Acc, Load, Op, Store>;
     segment_kernel_launch_of<kernel>(data, shape, identity, load, op, store, ws, stream, word, options);
   };
-  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
+  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !thread::is_arg_reduction<Load, Op, In>;
   const walk w = options.by_mean ? segment_walk_by_mean<In>(shape.n, shape.segments, groups) : options.walk;
   if constexpr (groups) {
     if (w == walk::grouped) return take(std::integral_constant<walk, walk::grouped>{});
@@ -195,7 +195,7 @@ void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc ide
   shape.n = n;
   shape.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
-  shape.stream_first = double(n) * sizeof(In) <= double(device::stream_first_limit) * double(ws.l2_bytes());
+  shape.stream_first = double(n) * sizeof(In) <= double(thread::stream_first_limit) * double(ws.l2_bytes());
   if constexpr (CURED_SEGMENT_PAIRS) {
     if (pairs)
       segment_kernel_launch<true>(data, shape, identity, load, op, pair_store<Store>{store}, ws, stream, word, options);
@@ -239,7 +239,7 @@ void segment_arg(const T* values, std::int64_t n, const segments& seg, const I& 
     val = as_segment_out(*values_out, seg.count);
     val_bytes = second_segment_output(idx, val, seg.count, "values", "indices", ws);
   }
-  segment_launch(values, n, seg, op::template identity<kv>(), device::index_load<In>{}, op{},
+  segment_launch(values, n, seg, op::template identity<kv>(), thread::index_load<In>{}, op{},
                  segment_store<device::arg_store<In>>{{idx.data, val.data}, idx.strides[0]}, {{a, b}, val_bytes}, ws,
                  stream, status, no_segment_then{});
 }

@@ -140,14 +140,14 @@ template <class Init, class T, class Transform, class Op>
 void local_plain(const T* in, std::int64_t n, record* send, Transform transform, Op op, std::uint64_t tag,
                  workspace& ws, cudaStream_t stream) {
   static_assert(fits_record<Init>, "cured: a partial larger than 48 bytes cannot travel between ranks");
-  reduce<mode::async>(in, n, send, device::transform_load<Init, Transform>{transform}, op,
-                      record_finish<device::no_finish>{tag, n, {}}, identity_of<Op, Init>(op), ws, stream);
+  reduce<mode::async>(in, n, send, thread::transform_load<Init, Transform>{transform}, op,
+                      record_finish<thread::no_finish>{tag, n, {}}, identity_of<Op, Init>(op), ws, stream);
 }
 
 /// One rank's argmin (Max false) or argmax (Max true) of its shard, into *send.
 template <bool Max, class T>
 void local_arg(const T* in, std::int64_t n, record* send, std::uint64_t tag, workspace& ws, cudaStream_t stream) {
-  arg_reduce<mode::async, Max>(in, n, send, ws, stream, {}, record_finish<device::arg_finish>{tag, n, {}});
+  arg_reduce<mode::async, Max>(in, n, send, ws, stream, {}, record_finish<thread::arg_finish>{tag, n, {}});
 }
 
 template <class V, class Op>

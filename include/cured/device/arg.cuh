@@ -46,13 +46,14 @@ inline constexpr bool arg_vectorizable = alignof(T) == sizeof(T) && sizeof(T) <=
 /// is also read under its own, smaller index, so the copy never wins (equal values go to the
 /// smaller index) and no load needs a predicate.
 template <class Policy, bool Max, class T>
-__device__ __forceinline__ void arg_tile(const vector16<T>* __restrict__ tile, int count, int key0,
+__device__ __forceinline__ void arg_tile(const thread::vector16<T>* __restrict__ tile, int count, int key0,
                                          arg_local<T>& acc, std::uint64_t l2) {
-  using vec = vector16<T>;
+  using vec = thread::vector16<T>;
   constexpr int u_count = Policy::unroll, block = int(Policy::block);
   vec r[u_count];
 #pragma unroll
-  for (int u = 0; u < u_count; ++u) r[u] = load_vector(tile + ::min(int(threadIdx.x) + u * block, count - 1), l2);
+  for (int u = 0; u < u_count; ++u)
+    r[u] = thread::load_vector(tile + ::min(int(threadIdx.x) + u * block, count - 1), l2);
   // One chain in key order: no key comparison needed.
   arg_local<T> m = {0, r[0].v[0]};
 #pragma unroll
@@ -80,8 +81,8 @@ struct arg_layout {
 /// The layout for `grid` blocks, with pieces of at most piece_elements (at most 2^30).
 template <class Policy, class T>
 arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::int64_t piece_elements) {
-  constexpr std::int64_t size = vector16<T>::size, tile_vectors = std::int64_t(Policy::block) * Policy::unroll;
-  const input_span<T> s = span_of(in, n);  // vectorized: arg_vectorizable<T>
+  constexpr std::int64_t size = thread::vector16<T>::size, tile_vectors = std::int64_t(Policy::block) * Policy::unroll;
+  const thread::input_span<T> s = thread::span_of(in, n);  // vectorized: arg_vectorizable<T>
   const std::int64_t head = s.head, vectors = s.vectors;
   const std::int64_t tiles = (vectors + tile_vectors - 1) / tile_vectors, tail_tile = vectors / tile_vectors;
   const bool tail = s.tail < n;
@@ -97,12 +98,12 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
 
 /// finish(arg_minimum (Max false) or arg_maximum (Max true) of in[0, n)) into *out (or
 /// st.done's report words); arg_finish: the pair, index -1 when empty.
-template <class Policy, bool Max, class T, class Finish = arg_finish, class Out = key_value<T>>
+template <class Policy, bool Max, class T, class Finish = thread::arg_finish, class Out = key_value<T>>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(arg_local<T>)>)
     arg_kernel(Out* __restrict__ out, const launch_state st, const T* __restrict__ in, const arg_layout layout,
                key_value<T>* __restrict__ partials, Finish finish = {}) {
   static_assert(arg_vectorizable<T>);
-  using vec = vector16<T>;
+  using vec = thread::vector16<T>;
   using local = arg_local<T>;
   constexpr unsigned block = Policy::block;
   constexpr int tile_vectors = int(block) * Policy::unroll, tile = tile_vectors * vec::size;
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
   const unsigned ticket = draw_start_ticket<slot<key_value<T>>::words>(st);
-  const std::uint64_t l2 = l2_policy(st.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(st.stream_first);
 
   // This block's tiles are b + i * grid for i < iterations. The tail (n - tail_begin elements,
   // fewer than a vector) follows the last vector, in tile `vectors / tile_vectors` (perhaps one

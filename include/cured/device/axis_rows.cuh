@@ -64,7 +64,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
                                            std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
                                            bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
   Acc acc = total;
-  constexpr bool narrow = Later && Narrow && is_arg_reduction<Load, Op, In>;
+  constexpr bool narrow = Later && Narrow && thread::is_arg_reduction<Load, Op, In>;
   In best{};
   int best_at = -1;
   const auto at = [&](std::int64_t l) { return index + l * multiplier; };  // element l's index
@@ -75,24 +75,24 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
         best_at = int(l);
       }
     } else if constexpr (Later) {
-      add_later(acc, at(l), x, load, op);
+      thread::add_later(acc, at(l), x, load, op);
     } else {
       acc = op(acc, load(at(l), x));
     }
   };
   const auto finish = [&] {
     if constexpr (narrow) {
-      if (best_at >= 0) add_later(acc, at(best_at), best, load, op);
+      if (best_at >= 0) thread::add_later(acc, at(best_at), best, load, op);
     }
     total = acc;
   };
   if constexpr (vector_element<In>) {
     if (vectors && stride == 1) {
-      using vec = vector16<In>;
+      using vec = thread::vector16<In>;
       constexpr int size = vec::size;
       // A whole round of four vectors goes to op.add_all where the op has one.
-      constexpr bool all_of_round = !Later && adds_all<Op, Acc, loaded_t<Load, In>, 4 * size>;
-      const std::int64_t head = unaligned_head(p, length), count = (length - head) / size;
+      constexpr bool all_of_round = !Later && thread::adds_all<Op, Acc, thread::loaded_t<Load, In>, 4 * size>;
+      const std::int64_t head = thread::unaligned_head(p, length), count = (length - head) / size;
       const vec* body = reinterpret_cast<const vec*>(p + head);
       for (std::int64_t l = lane; l < head; l += lanes) add(l, p[l]);
       // Rounds of four vectors a lane: with Rounds every round's loads predicated, the last (fewer
@@ -102,10 +102,11 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
         vec r[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u)
-          r[u] = load_vector(body + (!Rounds || j + u * lanes < count ? j + u * lanes : j), l2);  // (past: j)
+          r[u] = thread::load_vector(body + (!Rounds || j + u * lanes < count ? j + u * lanes : j), l2);  // (past: j)
         if constexpr (all_of_round) {
           if (!Rounds || j + 3 * std::int64_t(lanes) < count) {
-            add_round_at_once(acc, r, [&](int u, int k) { return at(head + (j + u * lanes) * size + k); }, load, op);
+            thread::add_round_at_once(
+                acc, r, [&](int u, int k) { return at(head + (j + u * lanes) * size + k); }, load, op);
             continue;
           }
         }
@@ -119,7 +120,7 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
       }
       if constexpr (!Rounds) {
         for (; j < count; j += lanes) {
-          const vec r = load_vector(body + j, l2);
+          const vec r = thread::load_vector(body + j, l2);
 #pragma unroll
           for (int k = 0; k < size; ++k) add(head + j * size + k, r.v[k]);
         }
@@ -133,11 +134,11 @@ __device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t
   for (; l + 3 * std::int64_t(lanes) < length; l += 4 * std::int64_t(lanes)) {
     In x[4];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = load_element(p + (l + u * lanes) * stride);
+    for (int u = 0; u < 4; ++u) x[u] = thread::load_element(p + (l + u * lanes) * stride);
 #pragma unroll
     for (int u = 0; u < 4; ++u) add(l + u * lanes, x[u]);
   }
-  for (; l < length; l += lanes) add(l, load_element(p + l * stride));
+  for (; l < length; l += lanes) add(l, thread::load_element(p + l * stride));
   finish();
 }
 
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(Policy::block)
     rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store) {
   constexpr unsigned groups = Policy::block / Lanes;
   const unsigned lane = threadIdx.x % Lanes;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
   // Every thread of a block takes the same trips, so the shuffles see whole warps.
   for (std::int64_t first = std::int64_t(blockIdx.x) * groups; first < shape.outputs;
        first += std::int64_t(gridDim.x) * groups) {
@@ -181,9 +182,9 @@ __global__ void __launch_bounds__(Policy::block, 4)
   constexpr unsigned groups = Policy::block / Lanes;
   constexpr int outputs = short_rows_outputs;
   const unsigned lane = threadIdx.x % Lanes;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
   const bool vectors = vector_element<In> && shape.vectors && shape.stride == 1;
-  using vec = vector16<In>;
+  using vec = thread::vector16<In>;
   constexpr int size = vec::size;
   const std::int64_t m = shape.multiplier;
   for (std::int64_t first = std::int64_t(blockIdx.x) * groups * outputs; first < shape.outputs;
@@ -202,9 +203,9 @@ __global__ void __launch_bounds__(Policy::block, 4)
       shape.outer.at(0, row_at, index[u]);
       const In* p = in + in_at + row_at;
       if (vectors) {
-        if (lane * size < shape.length) r[u] = load_vector(reinterpret_cast<const vec*>(p) + lane, l2);
+        if (lane * size < shape.length) r[u] = thread::load_vector(reinterpret_cast<const vec*>(p) + lane, l2);
       } else {
-        if (lane < shape.length) x[u] = load_element(p + lane * shape.stride);
+        if (lane < shape.length) x[u] = thread::load_element(p + lane * shape.stride);
       }
     }
 #pragma unroll
@@ -214,9 +215,10 @@ __global__ void __launch_bounds__(Policy::block, 4)
       if (vectors) {
         if (lane * size < shape.length)
 #pragma unroll
-          for (int k = 0; k < size; ++k) add_later(acc[u], index[u] + (lane * size + k) * m, r[u].v[k], load, op);
+          for (int k = 0; k < size; ++k)
+            thread::add_later(acc[u], index[u] + (lane * size + k) * m, r[u].v[k], load, op);
       } else if (lane < shape.length) {
-        add_later(acc[u], index[u] + lane * m, x[u], load, op);
+        thread::add_later(acc[u], index[u] + lane * m, x[u], load, op);
       }
     }
 #pragma unroll
@@ -257,7 +259,7 @@ __global__ void __launch_bounds__(Policy::block, long_rows_blocks<Acc>)
   const std::int64_t last_row =
       first_row + shape.rows_per_part < shape.rows ? first_row + shape.rows_per_part : shape.rows;
   const unsigned lanes = shape.lanes, lane = t % lanes, together = block / lanes;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
   Acc acc = identity;
   const auto rows = [&](unsigned lane, unsigned lanes, unsigned together) {
     for (std::int64_t r = first_row + t / lanes; r < last_row; r += together) {
@@ -274,7 +276,7 @@ __global__ void __launch_bounds__(Policy::block, long_rows_blocks<Acc>)
     if (t == 0) store(out_at, acc);
     return;
   }
-  unsigned* const parts = partials + o * shape.splits * word_count<Acc>;
+  unsigned* const parts = partials + o * shape.splits * thread::word_count<Acc>;
   if (t == 0) store_part(parts, part, acc);
   if (!last_to_arrive(counters + o, unsigned(shape.splits))) return;
   Acc v = identity;

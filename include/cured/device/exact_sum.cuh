@@ -136,9 +136,9 @@ struct one_input {
   template <class Policy, class Op, class Acc>
   __device__ __forceinline__ Acc reduce(std::int64_t begin, std::int64_t m, Op& op, const Acc& identity,
                                         std::int64_t thread, std::int64_t threads) const {
-    pass_through load;
-    return thread_reduce<Policy>(span_of(in + begin, m), load, op, identity, thread, threads,
-                                 l2_policy(stream_first));
+    thread::pass_through load;
+    return thread::thread_reduce<Policy>(thread::span_of(in + begin, m), load, op, identity, thread, threads,
+                                         thread::l2_policy(stream_first));
   }
 };
 template <class In>
@@ -149,7 +149,8 @@ struct two_inputs {
   template <class Policy, class Op, class Acc>
   __device__ __forceinline__ Acc reduce(std::int64_t begin, std::int64_t m, Op& op, const Acc& identity,
                                         std::int64_t thread, std::int64_t threads) const {
-    return pair_reduce<Policy>(x + begin, y + begin, m, op, identity, thread, threads, l2_policy(stream_first));
+    return thread::pair_reduce<Policy>(x + begin, y + begin, m, op, identity, thread, threads,
+                                       thread::l2_policy(stream_first));
   }
 };
 

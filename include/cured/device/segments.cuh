@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       bool head_open = true;
       Acc run = identity;  // this thread's part of the open segment, from runs
       bool run_dirty = false;
-      const std::uint64_t l2 = l2_policy(shape.stream_first);
+      const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
       if (t == 0) carry = identity;
       __syncthreads();
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         if (t == 0) chunk_short = 0;
 #pragma unroll
         for (int r = 0; r < V; ++r)
-          if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
+          if (t + r * B < staged) thread::stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
         __pipeline_commit();
         // Its ends: Block (Block * (1 + batch) after a chunk of Block ends or more: one round
         // trip), then batches of Block * batch while every thread's last is inside.

@@ -73,7 +73,7 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
   if (rank != 0) {
     if (t == 0) {
       unsigned w[words];
-      words_of(v, w);
+      thread::words_of(v, w);
       const unsigned to = unsigned(__cvta_generic_to_shared(&inbox.words[rank][0]));
       const unsigned bar = unsigned(__cvta_generic_to_shared(&inbox.arrived));
       unsigned remote_to, remote_bar;

@@ -67,8 +67,8 @@ inline bool stream_first(const workspace& ws, std::int64_t bytes) {
 }
 
 /// The launch state in workspace ws for an input of `bytes`, reporting as `done` says.
-inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, completion done) {
-  device::launch_state st;
+inline grid::launch_state launch_state_for(workspace& ws, std::int64_t bytes, completion done) {
+  grid::launch_state st;
   st.stream_first = stream_first(ws, bytes);
   st.ticket = ws.ticket();
   st.slots = ws.slots();
@@ -88,7 +88,7 @@ launch_shape single_pass_shape(std::int64_t n, const workspace& ws, const launch
   const unsigned block = Policy::block;
   if (options.cluster > 1) {
     const unsigned limit = cluster_limit<ClusterKernel>(ws.device(), block);
-    const unsigned c = std::min({options.cluster, device::max_cluster, limit});
+    const unsigned c = std::min({options.cluster, grid::max_cluster, limit});
     if (c > 1) return {c, c, block};
   }
   if (options.grid > 0) return {options.grid, 1, block};
@@ -125,7 +125,7 @@ void reduce(const In* in, std::int64_t n, Out* out, Load load, Op op, Finish fin
       launch_kernel(small, shape, stream, out, use.report_to(), span, init, identity, load, op, finish);
       return;
     }
-    const device::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), use.report_to());
+    const grid::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), use.report_to());
     launch_kernel(shape.cluster > 1 ? cluster_kernel : kernel, shape, stream, out, st, span, init, identity, load, op,
                   finish);
   });

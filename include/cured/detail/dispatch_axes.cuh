@@ -90,7 +90,7 @@ unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_l
     const std::int64_t min_part = std::int64_t(block) * thread::vector16<In>::size * 4;  // elements
     const double work = double(s.length) * double(s.rows);
     splits = std::min<std::int64_t>(wave / s.outputs, std::int64_t(std::min(work / min_part, 1e9)) + 1);
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / device::part_bytes<Acc> / s.outputs);
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / grid::part_bytes<Acc> / s.outputs);
     splits = std::max<std::int64_t>(splits, 1);
   }
   // Ranges of rows first (each row read whole), then ranges of each row's elements.
@@ -124,7 +124,7 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   std::int64_t splits = 1;
   if (tiles < target && tiles <= std::int64_t(workspace::axis_counters)) {
     splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * depth));
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (device::part_bytes<Acc> * width * V) / tiles);
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (grid::part_bytes<Acc> * width * V) / tiles);
     splits = std::max<std::int64_t>(splits, 1);
   }
   s.rows_per_split = std::max<std::int64_t>(ceil_div(s.row_count, splits), 1);

@@ -103,7 +103,7 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
                                        : wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
   const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
   grid = std::min<std::int64_t>(grid, workspace::axis_counters);
-  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
+  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * grid::part_bytes<Acc>));
   device::segment_scratch scratch;
   scratch.ranges = static_cast<std::int64_t*>(ws.axis_partials());
   scratch.parts = reinterpret_cast<unsigned*>(scratch.ranges + 2 * grid);

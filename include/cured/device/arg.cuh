@@ -100,7 +100,7 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
 /// st.done's report words); arg_finish: the pair, index -1 when empty.
 template <class Policy, bool Max, class T, class Finish = thread::arg_finish, class Out = key_value<T>>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(arg_local<T>)>)
-    arg_kernel(Out* __restrict__ out, const launch_state st, const T* __restrict__ in, const arg_layout layout,
+    arg_kernel(Out* __restrict__ out, const grid::launch_state st, const T* __restrict__ in, const arg_layout layout,
                key_value<T>* __restrict__ partials, Finish finish = {}) {
   static_assert(arg_vectorizable<T>);
   using vec = thread::vector16<T>;
@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
-  const unsigned ticket = draw_start_ticket<slot<key_value<T>>::words>(st);
+  const unsigned ticket = grid::draw_start_ticket<grid::slot<key_value<T>>::words>(st);
   const std::uint64_t l2 = thread::l2_policy(st.stream_first);
 
   // This block's tiles are b + i * grid for i < iterations. The tail (n - tail_begin elements,
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
     if (t == 0) deliver(out, Out(finish(best)), st.done);
     return;
   }
-  if (hand_over(ticket, best, order, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
+  if (grid::hand_over(ticket, best, order, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
         const wide w = block::reduce<block>(wide{share.index, share.value}, order, storage.indices);
         return key_value<T>{w.index, w.value};
       }))

@@ -208,13 +208,13 @@ __global__ void __launch_bounds__(Policy::block, 3)
     unsigned* const parts = partials + tile_index * shape.splits * (width * V) * thread::word_count<Acc>;
     if (ty == 0)
 #pragma unroll
-      for (int k = 0; k < V; ++k) store_part(parts, part * (width * V) + tx * V + k, acc[k]);
-    if (!last_to_arrive(counters + tile_index, unsigned(shape.splits))) continue;
+      for (int k = 0; k < V; ++k) grid::store_part(parts, part * (width * V) + tx * V + k, acc[k]);
+    if (!grid::last_to_arrive(counters + tile_index, unsigned(shape.splits))) continue;
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] = identity;
     for (std::int64_t q = ty; q < shape.splits; q += height)
 #pragma unroll
-      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], load_part<Acc>(parts, q * (width * V) + tx * V + k));
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], grid::load_part<Acc>(parts, q * (width * V) + tx * V + k));
     combine_rows<V, block>(acc, shared, width, op);
     write();
   }

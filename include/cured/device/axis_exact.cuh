@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict_
     }
   }
   // The last block to finish leaves the count at zero for the next call.
-  if (last_to_arrive(&st->ticket, gridDim.x) && threadIdx.x == 0) st->undecided = 0;
+  if (grid::last_to_arrive(&st->ticket, gridDim.x) && threadIdx.x == 0) st->undecided = 0;
 }
 
 }  // namespace cured::device::exact

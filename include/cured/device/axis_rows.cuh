@@ -277,10 +277,10 @@ __global__ void __launch_bounds__(Policy::block, long_rows_blocks<Acc>)
     return;
   }
   unsigned* const parts = partials + o * shape.splits * thread::word_count<Acc>;
-  if (t == 0) store_part(parts, part, acc);
-  if (!last_to_arrive(counters + o, unsigned(shape.splits))) return;
+  if (t == 0) grid::store_part(parts, part, acc);
+  if (!grid::last_to_arrive(counters + o, unsigned(shape.splits))) return;
   Acc v = identity;
-  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, load_part<Acc>(parts, k));
+  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, grid::load_part<Acc>(parts, k));
   v = block::reduce<block>(v, op, storage);
   if (t == 0) store(out_at, v);
 }

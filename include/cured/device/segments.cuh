@@ -266,14 +266,14 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       const auto block_of_end = [&](std::int64_t j) { return (j + (off(j + 1) - o0)) / per; };
       const auto join = [&](std::int64_t slot, const Acc* part, std::int64_t from, std::int64_t to,
                             std::int64_t segment) {
-        if (t == 0) store_part(scratch.parts, slot, *part);
-        if (!last_to_arrive(scratch.counters + from, unsigned(to - from + 1))) return;
+        if (t == 0) grid::store_part(scratch.parts, slot, *part);
+        if (!grid::last_to_arrive(scratch.counters + from, unsigned(to - from + 1))) return;
         // A segment spanning blocks from..to: `from`'s part after its last end, then the others'
         // before their first end, combined by the last to arrive.
         const std::int64_t count = to - from + 1, each = (count + B - 1) / B;
         Acc r = identity;
         for (std::int64_t q = from + t * each; q < smaller(to + 1, from + (t + 1) * each); ++q)
-          r = op(r, load_part<Acc>(scratch.parts, q == from ? 2 * q + 1 : 2 * q));
+          r = op(r, grid::load_part<Acc>(scratch.parts, q == from ? 2 * q + 1 : 2 * q));
         r = block::reduce<B>(r, op, tmp);
         if (t == 0) store(segment, r, off(segment + 1) - off(segment));
         __syncthreads();

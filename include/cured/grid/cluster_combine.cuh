@@ -17,7 +17,7 @@
 #include "cured/grid/hand_over.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
-namespace cured::device {
+namespace cured::grid {
 
 /// Most blocks of a cluster (Hopper's non-portable cluster limit; the portable one is 8).
 inline constexpr unsigned max_cluster = 16;
@@ -105,4 +105,4 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
 #endif
 }
 
-}  // namespace cured::device
+}  // namespace cured::grid

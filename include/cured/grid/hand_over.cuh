@@ -17,7 +17,7 @@
 #include "cured/completion.cuh"
 #include "cured/thread/words.cuh"
 
-namespace cured::device {
+namespace cured::grid {
 
 /// A block's partial as the workspace holds it: one 64-bit word per 32 bits of the value, the
 /// upper half a tag (1: published). Each word is written and read whole (single-copy atomic),
@@ -162,4 +162,4 @@ __device__ __forceinline__ bool hand_over(unsigned ticket, Acc& v, Op& op, const
   return t == 0;
 }
 
-}  // namespace cured::device
+}  // namespace cured::grid

@@ -17,7 +17,7 @@
 
 #include "cured/thread/words.cuh"
 
-namespace cured::device {
+namespace cured::grid {
 
 /// Parts as the workspace holds them: each accumulator in word_count<Acc> 32-bit words, so
 /// that any accumulator (two-byte ones included) is written and read whole.
@@ -80,4 +80,4 @@ __device__ __forceinline__ bool ranges_gap(const std::int64_t* ranges, std::int6
   return gap;
 }
 
-}  // namespace cured::device
+}  // namespace cured::grid

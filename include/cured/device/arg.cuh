@@ -29,7 +29,7 @@
 namespace cured::device {
 
 template <class T>
-using arg_local = arg_pair<std::int32_t, T>;
+using arg_local = block::arg_pair<std::int32_t, T>;
 
 /// The identity's key: no element has it (a piece's keys stay below 2^30 + 2 tiles).
 inline constexpr std::int32_t no_local = 0x7fffffff;
@@ -62,7 +62,7 @@ __device__ __forceinline__ void arg_tile(const thread::vector16<T>* __restrict__
     for (int k = 0; k < vec::size; ++k)
       if ((u || k) && cured::detail::arg_later<Max>(m.value, r[u].v[k])) m = {u * block * vec::size + k, r[u].v[k]};
   m.index += key0;
-  acc = arg_order<Max>{}(acc, m);
+  acc = block::arg_order<Max>{}(acc, m);
 }
 
 /// How arg_kernel splits in[0, n) among `grid` blocks; made on the host (make_arg_layout), so
@@ -107,12 +107,12 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   using local = arg_local<T>;
   constexpr unsigned block = Policy::block;
   constexpr int tile_vectors = int(block) * Policy::unroll, tile = tile_vectors * vec::size;
-  using wide = arg_pair<long long, T>;  // the combining block's pairs: the 64-bit index, no padding to carry
+  using wide = block::arg_pair<long long, T>;  // the combining block's pairs: the 64-bit index, no padding to carry
   __shared__ union {
     block::reduce_storage<local, block> keys;
     block::reduce_storage<wide, block> indices;
   } storage;
-  const arg_order<Max> order;
+  const block::arg_order<Max> order;
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);

@@ -63,7 +63,7 @@ namespace cured::nccl {
 namespace detail {
 
 namespace rk = cured::detail::ranks;
-namespace ex = cured::device::exact;
+namespace ex = cured::exact;
 
 /// Throws cured::error for a failed NCCL call, with NCCL's own account of it.
 inline void check(ncclResult_t r, ncclComm_t comm, const char* call) {

@@ -30,7 +30,7 @@
 namespace {
 
 namespace rk = cured::detail::ranks;
-namespace ex = cured::device::exact;
+namespace ex = cured::exact;
 using cured::key_value;
 using cured::test::device_buffer;
 using cured::test::exact_values::same_result;

@@ -325,7 +325,7 @@ void axis_exact(const strided_view<T>& in, const axes& along, const strided_view
                 workspace& ws, cudaStream_t stream) {
   using In = std::remove_const_t<T>;
   using Out = exact_result_t<In>;
-  namespace ex = device::exact;
+  namespace ex = exact;
   const strided_view<const In> cin = const_view(in);
   const axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
   if (whole_run(plan) && plan.reduced_size > 0) {
@@ -335,16 +335,16 @@ void axis_exact(const strided_view<T>& in, const axes& along, const strided_view
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const In* data, const axis_plan& p) {
     constexpr unsigned block = axis_policy::block;
-    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, ex::axis_outputs>;
-    ex::axis_outputs outputs;
+    constexpr auto kernel = device::exact_rest_kernel<block, In, Out, device::axis_outputs>;
+    device::axis_outputs outputs;
     plan_walks(p, outputs.kept, outputs.reduced);
     outputs.count = p.outputs;
     const std::int64_t grid = wave_grid<kernel>(ceil_div(p.outputs, block), block, ws.device(), ws.sm_count());
     launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, outputs, out.data, st);
   };
-  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), ex::axis_identity,
-              ex::widen_load{}, ex::bounded_plus{}, ex::exact_store<Out>{out.data, st, plan.reduced_size}, out.data, ws,
-              stream, rest);
+  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size),
+              device::axis_identity, device::widen_load{}, ex::bounded_plus{},
+              device::exact_store<Out>{out.data, st, plan.reduced_size}, out.data, ws, stream, rest);
 }
 
 }  // namespace cured::detail

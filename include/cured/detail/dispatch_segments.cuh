@@ -250,19 +250,19 @@ void segment_exact(const T* values, std::int64_t n, const segments& seg, const O
                    cudaStream_t stream, unsigned* status) {
   using In = std::remove_const_t<T>;
   using Out = exact_result_t<In>;
-  namespace ex = device::exact;
+  namespace ex = exact;
   const strided_view<Out> o = as_segment_out(out, seg.count);
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const device::segment_shape& shape, const unsigned* word) {
     constexpr unsigned block = axis_policy::block;
-    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, segment_outputs>;
+    constexpr auto kernel = device::exact_rest_kernel<block, In, Out, segment_outputs>;
     const std::int64_t grid = wave_grid<kernel>(ceil_div(seg.count, block), block, ws.device(), ws.sm_count());
     launch_kernel(kernel, launch_shape{grid, 1, block}, stream, values,
                   segment_outputs{shape.offsets, shape.ends, seg.count, o.strides[0], word}, o.data, st);
   };
-  segment_launch(values, n, seg, ex::axis_identity, ex::widen_load{}, ex::bounded_plus{},
-                 segment_store<ex::exact_store<Out>>{{o.data, st, 0}, o.strides[0]}, {bytes_of(o)}, ws, stream, status,
-                 rest);
+  segment_launch(values, n, seg, device::axis_identity, device::widen_load{}, ex::bounded_plus{},
+                 segment_store<device::exact_store<Out>>{{o.data, st, 0}, o.strides[0]}, {bytes_of(o)}, ws, stream,
+                 status, rest);
 }
 
 }  // namespace detail

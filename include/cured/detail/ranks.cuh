@@ -44,7 +44,7 @@ inline constexpr bool fits_record = sizeof(V) <= sizeof(record::value) && std::i
 /// The status word's bits: bit 0 set when the ranks called different reductions (the bit the
 /// exact sum's round_shards sets too); above it, one more than the first rank whose call
 /// differs from rank 0's (0: not known).
-constexpr unsigned mismatch = device::exact::shard_mismatch;
+constexpr unsigned mismatch = exact::shard_mismatch;
 inline std::string status_message(unsigned status) {
   std::string m = "the ranks called different reductions or element types";
   if (status >> 1) m += ": rank " + std::to_string((status >> 1) - 1) + "'s call differs from rank 0's";
@@ -172,15 +172,14 @@ constexpr std::int64_t exact_tag() {
 
 /// One rank's shard in[0, n), its exact sum unrounded, into *send.
 template <class T>
-void local_exact(const T* in, std::int64_t n, device::exact::shard_sum* send, workspace& ws, cudaStream_t stream) {
-  exact_sum_shard(in, n, device::exact::shard_sink{send, exact_tag<T>()}, ws, stream);
+void local_exact(const T* in, std::int64_t n, exact::shard_sum* send, workspace& ws, cudaStream_t stream) {
+  exact_sum_shard(in, n, exact::shard_sink{send, exact_tag<T>()}, ws, stream);
 }
 
 /// *out = the shards' sums, added limb by limb into *total, rounded once; *status as above.
 template <class T>
-void round_exact(const device::exact::shard_sum* total, exact_result_t<T>* out, unsigned* status,
-                 cudaStream_t stream) {
-  namespace ex = device::exact;
+void round_exact(const exact::shard_sum* total, exact_result_t<T>* out, unsigned* status, cudaStream_t stream) {
+  namespace ex = exact;
   using layout = ex::layout<T>;
   ex::round_shards<exact_result_t<T>, (layout::limbs + 31) / 32, layout::base>
       <<<1, 32, 0, stream>>>(total, exact_tag<T>(), out, status);

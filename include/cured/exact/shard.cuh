@@ -21,7 +21,7 @@
 #include "cured/exact/fixed_point.cuh"
 #include "cured/exact/warp_round.cuh"
 
-namespace cured::device::exact {
+namespace cured::exact {
 
 /// One shard's exact sum, or (added limb by limb) several shards'.
 struct shard_sum {
@@ -101,4 +101,4 @@ __global__ void __launch_bounds__(32) round_shards(const shard_sum* total, std::
   }
 }
 
-}  // namespace cured::device::exact
+}  // namespace cured::exact

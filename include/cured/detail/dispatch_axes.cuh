@@ -146,7 +146,7 @@ bool walks_aligned(const In* data, std::initializer_list<const device::axis_walk
 /// vectors per row, and every position's first column on a 16-byte boundary.
 template <class In>
 bool column_vectors(const In* data, const device::column_shape& s) {
-  return device::vector_element<In> && s.column_stride == 1 && s.columns % thread::vector16<In>::size == 0 &&
+  return thread::vector_element<In> && s.column_stride == 1 && s.columns % thread::vector16<In>::size == 0 &&
          walks_aligned(data, {&s.kept, &s.rows});
 }
 
@@ -175,7 +175,7 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
   if (plan.kind == axis_plan::regime::rows) {
     device::row_shape& s = plan.rows;
     s.stream_first = stream_first;
-    s.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+    s.vectors = thread::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
     s.aligned = s.vectors && s.stride == 1 && s.length % thread::vector16<In>::size == 0 &&
                 walks_aligned(data, {&s.kept, &s.outer});
     constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;

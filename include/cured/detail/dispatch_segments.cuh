@@ -193,7 +193,7 @@ void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc ide
   shape.ends = pairs ? seg.ends : nullptr;
   shape.segments = pairs ? 2 * seg.count - 1 : seg.count;  // (pairs: with the gaps between them)
   shape.n = n;
-  shape.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+  shape.vectors = thread::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.stream_first = double(n) * sizeof(In) <= double(thread::stream_first_limit) * double(ws.l2_bytes());
   if constexpr (CURED_SEGMENT_PAIRS) {

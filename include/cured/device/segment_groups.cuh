@@ -17,9 +17,9 @@
 
 #include <cstdint>
 
-#include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
 #include "cured/thread/element_load.cuh"
+#include "cured/thread/reduce_row.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -123,7 +123,7 @@ __device__ __forceinline__ void reduce_medium_in(const std::int64_t* ends, unsig
     if (q < g) {
       a = q ? ends[q - 1] : i;
       z = ends[q];
-      reduce_row<true, (Lanes < 32), true>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
+      thread::reduce_row<true, (Lanes < 32), true>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
     }
     acc = warp::reduce<Lanes>(acc, op);
     if (lane == 0 && q < g) store(s + q, acc, z - a);

@@ -34,13 +34,13 @@
 #include "cured/block/block_reduce.cuh"
 #include "cured/block/partition_point.cuh"
 #include "cured/block/segmented_scan.cuh"
-#include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
 #include "cured/device/segment_chunks.cuh"
 #include "cured/device/segment_groups.cuh"
 #include "cured/device/segment_threads.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/load.cuh"
+#include "cured/thread/reduce_row.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -113,7 +113,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             known_for = s + 1;
             known_end = off(s + 2);
           }
-          if (!is_gap<Pairs>(s)) reduce_row<true>(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
+          if (!is_gap<Pairs>(s))
+            thread::reduce_row<true>(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
           run_dirty = true;
           i += len;
           d += len;

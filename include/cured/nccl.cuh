@@ -54,6 +54,7 @@
 #include "cured/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/ranks.cuh"
+#include "cured/device/rank_poison.cuh"
 #include "cured/error.cuh"
 #include "cured/ops.cuh"
 #include "cured/workspace.cuh"
@@ -98,17 +99,6 @@ inline int ranks_of(ncclComm_t comm, const workspace& ws) {
   return count;
 }
 
-/// Makes this rank's contribution one that no other rank's matches (a failed local step).
-__global__ void poison_kernel(rk::record* send, ex::shard_sum* exact_send) {
-  if (send) *send = rk::record{0, 0, {}};
-  if (exact_send) {
-    *exact_send = ex::shard_sum{};
-    exact_send->shards = 1;
-    exact_send->tag = ex::max_shard_tag + 1;
-    exact_send->tag_square = (ex::max_shard_tag + 1) * (ex::max_shard_tag + 1);
-  }
-}
-
 /// The common course of every call: the local step into the send buffer (a failure there is
 /// rethrown only after this rank has joined the collective with a poisoned contribution),
 /// then `collective`, then `combine(status)`.
@@ -125,7 +115,7 @@ void run(workspace& ws, cudaStream_t stream, const void* out, unsigned* status, 
     local();
   } catch (...) {
     failed = std::current_exception();
-    poison_kernel<<<1, 1, 0, stream>>>(send, exact_send);
+    device::poison_kernel<<<1, 1, 0, stream>>>(send, exact_send);
   }
   workspace::use use(ws, stream);
   collective();

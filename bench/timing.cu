@@ -63,7 +63,7 @@ double event_pair::elapsed_ms() {
 namespace {
 
 // The XOR of the 16-byte words in[first], in[first + threads], ... below `words`: the loads
-// cannot be removed. They are the library's (cured::device::load_vector, with its L2 policy for
+// cannot be removed. They are the library's (cured::thread::load_vector, with its L2 policy for
 // the input's size), four in flight per thread, the last partial round issued at once.
 __device__ __forceinline__ unsigned xor_of_words(const uint4* in, std::int64_t words, std::int64_t first,
                                                  std::int64_t threads, std::uint64_t l2) {
@@ -78,14 +78,14 @@ __device__ __forceinline__ unsigned xor_of_words(const uint4* in, std::int64_t w
   for (; i + 3 * threads < words; i += 4 * threads) {
     uint4 r[4];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) r[u] = cured::device::load_vector(in + i + u * threads, l2);
+    for (int u = 0; u < 4; ++u) r[u] = cured::thread::load_vector(in + i + u * threads, l2);
 #pragma unroll
     for (int u = 0; u < 4; ++u) take(r[u]);
   }
   uint4 r[3];
 #pragma unroll
   for (int u = 0; u < 3; ++u)
-    r[u] = i + u * threads < words ? cured::device::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
+    r[u] = i + u * threads < words ? cured::thread::load_vector(in + i + u * threads, l2) : uint4{0, 0, 0, 0};
 #pragma unroll
   for (int u = 0; u < 3; ++u) take(r[u]);
   return acc.x ^ acc.y ^ acc.z ^ acc.w;
@@ -95,7 +95,7 @@ __device__ __forceinline__ unsigned xor_of_words(const uint4* in, std::int64_t w
 __global__ void __launch_bounds__(256) read_kernel(const uint4* in, std::int64_t words, unsigned* sink, bool evict_first) {
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (xor_of_words(in, words, first, threads, cured::device::l2_policy(evict_first)) == 0x9e3779b9u)
+  if (xor_of_words(in, words, first, threads, cured::thread::l2_policy(evict_first)) == 0x9e3779b9u)
     *sink = 1;  // almost never true
 }
 
@@ -126,7 +126,7 @@ template <bool Second>
 __global__ void __launch_bounds__(256) read_write_kernel(read_range a, read_range b, uint4* out,
                                                          std::int64_t out_words, int out_tail, unsigned* sink,
                                                          bool evict_first) {
-  const std::uint64_t l2 = cured::device::l2_policy(evict_first);
+  const std::uint64_t l2 = cured::thread::l2_policy(evict_first);
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   unsigned x = xor_of_words(a.in, a.words, first, threads, l2);
@@ -160,7 +160,7 @@ void launch_read_write(read_range a, read_range b, void* out, std::size_t out_by
   const std::int64_t grid =
       std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(blocks_per_sm) * dev.sm_count));
   const std::size_t in_bytes = std::size_t(words) * 16 + std::size_t(a.tail + b.tail);
-  const bool evict_first = in_bytes <= std::size_t(cured::device::stream_first_limit) * dev.l2_bytes;
+  const bool evict_first = in_bytes <= std::size_t(cured::thread::stream_first_limit) * dev.l2_bytes;
   read_write_kernel<Second><<<unsigned(grid), 256, 0, stream>>>(a, b, static_cast<uint4*>(out), out_words,
                                                                 int(out_bytes % 16), sink, evict_first);
   CURED_CHECK_LAUNCH();
@@ -188,7 +188,7 @@ void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const devic
   const std::int64_t grid =
       std::max<std::int64_t>(1, std::min<std::int64_t>((words + per_block - 1) / per_block,
                                                        std::int64_t(blocks_per_sm) * dev.sm_count));
-  const bool evict_first = bytes <= std::size_t(cured::device::stream_first_limit) * dev.l2_bytes;
+  const bool evict_first = bytes <= std::size_t(cured::thread::stream_first_limit) * dev.l2_bytes;
   read_kernel<<<unsigned(grid), 256, 0, stream>>>(static_cast<const uint4*>(in), words, sink, evict_first);
   CURED_CHECK_LAUNCH();
 }

@@ -118,12 +118,12 @@ int main(int argc, char** argv) {
       const float floor_f = time([&] { floor_kernel<<<132 * 8, 256>>>(f, n, d_off, S, (float*)out, sink); });
       const float floor_d = time([&] { floor_kernel<<<132 * 8, 256>>>(g64, n, d_off, S, (double*)out, sink); });
       std::printf("%s n=2^%d %-6s S=%-9lld", label, n == N ? 28 : 24, d.c_str(), (long long)S);
-      each(float{}, device::transform_load<float, device::identity_transform>{}, plus{}, 0.f, "fsum", floor_f);
-      each(float{}, device::transform_load<float, device::identity_transform>{}, maximum{},
+      each(float{}, thread::transform_load<float, thread::identity_transform>{}, plus{}, 0.f, "fsum", floor_f);
+      each(float{}, thread::transform_load<float, thread::identity_transform>{}, maximum{},
            maximum::identity<float>(), "fmax", floor_f);
-      each(std::int32_t{}, device::transform_load<std::int64_t, device::identity_transform>{}, plus{},
+      each(std::int32_t{}, thread::transform_load<std::int64_t, thread::identity_transform>{}, plus{},
            std::int64_t(0), "isum", floor_f);
-      each(double{}, device::transform_load<double, device::identity_transform>{}, plus{}, 0.0, "dsum", floor_d);
+      each(double{}, thread::transform_load<double, thread::identity_transform>{}, plus{}, 0.0, "dsum", floor_d);
       std::printf("\n");
       std::fflush(stdout);
     }

@@ -54,13 +54,13 @@ using axis_sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t
 template <class T, class Out, class Transform, class Op, class Init>
 void transform_reduce_async(const strided_view<T>& in, const axes& along, const strided_view<Out>& out,
                             Transform transform, Op op, Init init, workspace& ws, cudaStream_t stream = nullptr) {
-  detail::axis_plain(in, along, out, device::transform_load<Init, Transform>{transform}, op, init, ws, stream);
+  detail::axis_plain(in, along, out, thread::transform_load<Init, Transform>{transform}, op, init, ws, stream);
 }
 
 template <class T, class Out, class Op, class Init>
 void reduce_async(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, Op op, Init init,
                   workspace& ws, cudaStream_t stream = nullptr) {
-  detail::axis_plain(in, along, out, device::transform_load<Init, device::identity_transform>{}, op, init, ws,
+  detail::axis_plain(in, along, out, thread::transform_load<Init, thread::identity_transform>{}, op, init, ws,
                      stream);
 }
 
@@ -69,7 +69,7 @@ template <class Acc = void, class T, class Out>
 void sum_async(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, workspace& ws,
                cudaStream_t stream = nullptr) {
   using acc = detail::axis_sum_type<Acc, T>;
-  detail::axis_plain(in, along, out, device::transform_load<acc, device::identity_transform>{}, plus{}, acc(0), ws,
+  detail::axis_plain(in, along, out, thread::transform_load<acc, thread::identity_transform>{}, plus{}, acc(0), ws,
                      stream);
 }
 
@@ -77,7 +77,7 @@ template <class T, class Out>
 void min_async(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, workspace& ws,
                cudaStream_t stream = nullptr) {
   using E = std::remove_const_t<T>;
-  detail::axis_plain(in, along, out, device::transform_load<E, device::identity_transform>{}, minimum{},
+  detail::axis_plain(in, along, out, thread::transform_load<E, thread::identity_transform>{}, minimum{},
                      minimum::identity<E>(), ws, stream);
 }
 
@@ -85,7 +85,7 @@ template <class T, class Out>
 void max_async(const strided_view<T>& in, const axes& along, const strided_view<Out>& out, workspace& ws,
                cudaStream_t stream = nullptr) {
   using E = std::remove_const_t<T>;
-  detail::axis_plain(in, along, out, device::transform_load<E, device::identity_transform>{}, maximum{},
+  detail::axis_plain(in, along, out, thread::transform_load<E, thread::identity_transform>{}, maximum{},
                      maximum::identity<E>(), ws, stream);
 }
 

@@ -49,13 +49,13 @@ template <class T>
 __device__ __forceinline__ void deliver(T* out, const T& v, const completion& done) {
   static_assert(sizeof(T) <= max_report_bytes, "cured: result larger than a report");
   if (!done.words) {
-    store_whole(out, v);
+    thread::store_whole(out, v);
     return;
   }
-  unsigned w[word_count<T>];
-  words_of(v, w);
+  unsigned w[thread::word_count<T>];
+  thread::words_of(v, w);
 #pragma unroll
-  for (int k = 0; k < word_count<T>; ++k)
+  for (int k = 0; k < thread::word_count<T>; ++k)
     asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(done.words + k),
                  "l"((std::uint64_t(done.value) << 32) | w[k])
                  : "memory");

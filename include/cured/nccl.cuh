@@ -55,6 +55,7 @@
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/ranks.cuh"
 #include "cured/detail/seam.cuh"
+#include "cured/device/rank_poison.cuh"
 #include "cured/error.cuh"
 #include "cured/ops.cuh"
 #include "cured/workspace.cuh"
@@ -64,7 +65,7 @@ namespace cured::nccl {
 namespace detail {
 
 namespace rk = cured::detail::ranks;
-namespace ex = cured::device::exact;
+namespace ex = cured::exact;
 
 /// Throws cured::error for a failed NCCL call, with NCCL's own account of it.
 inline void check(ncclResult_t r, ncclComm_t comm, const char* call) {
@@ -99,17 +100,6 @@ inline int ranks_of(ncclComm_t comm, const workspace& ws) {
   return count;
 }
 
-/// Makes this rank's contribution one that no other rank's matches (a failed local step).
-__global__ void poison_kernel(rk::record* send, ex::shard_sum* exact_send) {
-  if (send) *send = rk::record{0, 0, {}};
-  if (exact_send) {
-    *exact_send = ex::shard_sum{};
-    exact_send->shards = 1;
-    exact_send->tag = ex::max_shard_tag + 1;
-    exact_send->tag_square = (ex::max_shard_tag + 1) * (ex::max_shard_tag + 1);
-  }
-}
-
 /// The common course of every call: the local step into the send buffer (a failure there is
 /// rethrown only after this rank has joined the collective with a poisoned contribution),
 /// then `collective`, then `combine(status)`.
@@ -126,7 +116,7 @@ void run(workspace& ws, cudaStream_t stream, const void* out, unsigned* status, 
     local();
   } catch (...) {
     failed = std::current_exception();
-    poison_kernel<<<1, 1, 0, stream>>>(send, exact_send);
+    device::poison_kernel<<<1, 1, 0, stream>>>(send, exact_send);
   }
   cured::detail::launch_seam(ws, stream, false, "reduction across ranks", [&](workspace::use&) {
     collective();
@@ -174,7 +164,7 @@ void reduce(const T* in, std::int64_t n, Init* out, Op op, Init init, const char
   plain(
       comm, ws, stream, out, status, check_out,
       [&](rk::record* send) {
-        rk::local_plain<Init>(in, n, send, cured::device::identity_transform{}, op, tag, ws, stream);
+        rk::local_plain<Init>(in, n, send, cured::thread::identity_transform{}, op, tag, ws, stream);
       },
       [&](const rk::record* gathered, int ranks, unsigned* st) {
         rk::combine_plain(gathered, ranks, out, st, op, init, stream);

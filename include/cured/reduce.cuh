@@ -39,14 +39,14 @@ using sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<T>, 
 template <class T, class Init, class Transform, class Op>
 void plain_async(const T* d_in, std::int64_t n, Init* d_out, Transform transform, Op op, Init init, workspace& ws,
                  cudaStream_t stream) {
-  reduce<mode::async>(d_in, n, d_out, device::transform_load<Init, Transform>{transform}, op, device::no_finish{}, init,
+  reduce<mode::async>(d_in, n, d_out, thread::transform_load<Init, Transform>{transform}, op, thread::no_finish{}, init,
                       ws, stream);
 }
 
 template <class T, class Init, class Transform, class Op>
 Init plain_blocking(const T* d_in, std::int64_t n, Transform transform, Op op, Init init, cudaStream_t stream) {
   return blocking<Init>(stream, [&](Init* d_out, workspace& ws) {
-    reduce<mode::blocking>(d_in, n, d_out, device::transform_load<Init, Transform>{transform}, op, device::no_finish{},
+    reduce<mode::blocking>(d_in, n, d_out, thread::transform_load<Init, Transform>{transform}, op, thread::no_finish{},
                            init, ws, stream);
   });
 }
@@ -73,7 +73,7 @@ void transform_reduce_async(const T* d_in, std::int64_t n, Init* d_out, Transfor
 template <class T, class Init, class Op>
 void reduce_async(const T* d_in, std::int64_t n, Init* d_out, Op op, Init init, workspace& ws,
                   cudaStream_t stream = nullptr) {
-  detail::plain_async(d_in, n, d_out, device::identity_transform{}, op, init, ws, stream);
+  detail::plain_async(d_in, n, d_out, thread::identity_transform{}, op, init, ws, stream);
 }
 
 /// Sum in Acc (default cured::accumulator_t<T>).
@@ -81,17 +81,17 @@ template <class Acc = void, class T>
 void sum_async(const T* d_in, std::int64_t n, detail::sum_type<Acc, T>* d_out, workspace& ws,
                cudaStream_t stream = nullptr) {
   using acc = detail::sum_type<Acc, T>;
-  detail::plain_async(d_in, n, d_out, device::identity_transform{}, plus{}, acc(0), ws, stream);
+  detail::plain_async(d_in, n, d_out, thread::identity_transform{}, plus{}, acc(0), ws, stream);
 }
 
 template <class T>
 void min_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStream_t stream = nullptr) {
-  detail::plain_async(d_in, n, d_out, device::identity_transform{}, minimum{}, minimum::identity<T>(), ws, stream);
+  detail::plain_async(d_in, n, d_out, thread::identity_transform{}, minimum{}, minimum::identity<T>(), ws, stream);
 }
 
 template <class T>
 void max_async(const T* d_in, std::int64_t n, T* d_out, workspace& ws, cudaStream_t stream = nullptr) {
-  detail::plain_async(d_in, n, d_out, device::identity_transform{}, maximum{}, maximum::identity<T>(), ws, stream);
+  detail::plain_async(d_in, n, d_out, thread::identity_transform{}, maximum{}, maximum::identity<T>(), ws, stream);
 }
 
 template <class T>
@@ -114,23 +114,23 @@ Init transform_reduce(const T* d_in, std::int64_t n, Transform transform, Op op,
 
 template <class T, class Init, class Op>
 Init reduce(const T* d_in, std::int64_t n, Op op, Init init, cudaStream_t stream = nullptr) {
-  return detail::plain_blocking(d_in, n, device::identity_transform{}, op, init, stream);
+  return detail::plain_blocking(d_in, n, thread::identity_transform{}, op, init, stream);
 }
 
 template <class Acc = void, class T>
 detail::sum_type<Acc, T> sum(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
   using acc = detail::sum_type<Acc, T>;
-  return detail::plain_blocking(d_in, n, device::identity_transform{}, plus{}, acc(0), stream);
+  return detail::plain_blocking(d_in, n, thread::identity_transform{}, plus{}, acc(0), stream);
 }
 
 template <class T>
 T min(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::plain_blocking(d_in, n, device::identity_transform{}, minimum{}, minimum::identity<T>(), stream);
+  return detail::plain_blocking(d_in, n, thread::identity_transform{}, minimum{}, minimum::identity<T>(), stream);
 }
 
 template <class T>
 T max(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr) {
-  return detail::plain_blocking(d_in, n, device::identity_transform{}, maximum{}, maximum::identity<T>(), stream);
+  return detail::plain_blocking(d_in, n, thread::identity_transform{}, maximum{}, maximum::identity<T>(), stream);
 }
 
 template <class T>

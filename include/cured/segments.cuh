@@ -75,14 +75,14 @@ template <class T, class O, class Transform, class Op, class Init>
 void transform_reduce_async(const T* values, std::int64_t n, const segments& seg, const O& out, Transform transform,
                             Op op, Init init, workspace& ws, cudaStream_t stream = nullptr,
                             unsigned* status = nullptr) {
-  detail::segment_plain(values, n, seg, out, device::transform_load<Init, Transform>{transform}, op, init, ws, stream,
+  detail::segment_plain(values, n, seg, out, thread::transform_load<Init, Transform>{transform}, op, init, ws, stream,
                         status);
 }
 
 template <class T, class O, class Op, class Init>
 void reduce_async(const T* values, std::int64_t n, const segments& seg, const O& out, Op op, Init init, workspace& ws,
                   cudaStream_t stream = nullptr, unsigned* status = nullptr) {
-  detail::segment_plain(values, n, seg, out, device::transform_load<Init, device::identity_transform>{}, op, init, ws,
+  detail::segment_plain(values, n, seg, out, thread::transform_load<Init, thread::identity_transform>{}, op, init, ws,
                         stream, status);
 }
 
@@ -91,7 +91,7 @@ template <class Acc = void, class T, class O>
 void sum_async(const T* values, std::int64_t n, const segments& seg, const O& out, workspace& ws,
                cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   using acc = detail::segment_sum_type<Acc, T>;
-  detail::segment_plain(values, n, seg, out, device::transform_load<acc, device::identity_transform>{}, plus{}, acc(0),
+  detail::segment_plain(values, n, seg, out, thread::transform_load<acc, thread::identity_transform>{}, plus{}, acc(0),
                         ws, stream, status);
 }
 
@@ -99,7 +99,7 @@ template <class T, class O>
 void min_async(const T* values, std::int64_t n, const segments& seg, const O& out, workspace& ws,
                cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   using E = std::remove_const_t<T>;
-  detail::segment_plain(values, n, seg, out, device::transform_load<E, device::identity_transform>{}, minimum{},
+  detail::segment_plain(values, n, seg, out, thread::transform_load<E, thread::identity_transform>{}, minimum{},
                         minimum::identity<E>(), ws, stream, status);
 }
 
@@ -107,7 +107,7 @@ template <class T, class O>
 void max_async(const T* values, std::int64_t n, const segments& seg, const O& out, workspace& ws,
                cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   using E = std::remove_const_t<T>;
-  detail::segment_plain(values, n, seg, out, device::transform_load<E, device::identity_transform>{}, maximum{},
+  detail::segment_plain(values, n, seg, out, thread::transform_load<E, thread::identity_transform>{}, maximum{},
                         maximum::identity<E>(), ws, stream, status);
 }
 

@@ -16,7 +16,8 @@
 // - log_sum_exp_op: the largest value m and s = sum exp(x - m), rescaled when m grows: one
 //   exponential per value; add_all(state, values) rescales once per round of values.
 // - scaled_squares_op: Blue's sum of squares in three ranges (small values scaled up, large ones
-//   scaled down), so that no square overflows or underflows (LAPACK's dnrm2).
+//   scaled down), so that no square overflows or underflows (LAPACK's dnrm2): in
+//   cured/scaled_squares.cuh.
 
 #include <cuda_runtime.h>
 
@@ -24,6 +25,7 @@
 #include <type_traits>
 
 #include "cured/ops.cuh"
+#include "cured/scaled_squares.cuh"
 
 namespace cured {
 
@@ -257,71 +259,6 @@ CURED_UNROLL
   CURED_HD static L identity() {
     using F = decltype(L{}.max);
     return L(-::cuda::std::numeric_limits<F>::infinity(), F(0));
-  }
-};
-
-/// Blue's sum of squares of |x|: values above big_limit scaled by big_scale, below small_limit by
-/// small_scale, the others as they are, so that no square overflows or underflows.
-template <class F>
-struct scaled_squares {
-  F small;
-  F medium;
-  F big;
-  scaled_squares() = default;
-  CURED_HD scaled_squares(F s, F m, F b) : small(s), medium(m), big(b) {}
-  CURED_HD explicit scaled_squares(F ax) : small(0), medium(0), big(0) { add(ax); }
-
-  static_assert(std::is_same_v<F, double>, "cured: scaled_squares holds doubles");
-  static constexpr F small_limit = 0x1p-511, big_limit = 0x1p486;   // 2^ceil((emin-1)/2), 2^floor((emax-p+1)/2)
-  static constexpr F small_scale = 0x1p537, big_scale = 0x1p-538;  // 2^-floor((emin-p)/2), 2^-ceil((emax+p-1)/2)
-
-  /// Adds |x| (NaN goes to the medium range, so the result is NaN).
-  CURED_HD void add(F ax) {
-    if (ax > big_limit) {
-      const F y = ax * big_scale;
-      big += y * y;
-    } else if (ax < small_limit) {
-      const F y = ax * small_scale;
-      small += y * y;
-    } else {
-      medium += ax * ax;
-    }
-  }
-
-  /// The square root of the sum of squares, as LAPACK's dnrm2 ends.
-  CURED_HD F root() const {
-    using std::sqrt;
-    if (big > F(0)) {
-      F b = big;
-      if (medium > F(0) || medium != medium) b += (medium * big_scale) * big_scale;
-      return sqrt(b) / big_scale;
-    }
-    if (small > F(0)) {
-      if (medium > F(0) || medium != medium) {
-        const F m = sqrt(medium), s = sqrt(small) / small_scale;
-        const F hi = m > s ? m : s, lo = m > s ? s : m;
-        const F q = lo / hi;
-        return hi * sqrt(F(1) + q * q);
-      }
-      return sqrt(small) / small_scale;
-    }
-    return sqrt(medium);
-  }
-};
-
-struct scaled_squares_op {
-  template <class F>
-  CURED_HD scaled_squares<F> operator()(scaled_squares<F> a, const F& ax) const {
-    a.add(ax);
-    return a;
-  }
-  template <class F>
-  CURED_HD scaled_squares<F> operator()(const scaled_squares<F>& a, const scaled_squares<F>& b) const {
-    return {a.small + b.small, a.medium + b.medium, a.big + b.big};
-  }
-  template <class S>
-  CURED_HD static S identity() {
-    return S(0, 0, 0);
   }
 };
 

@@ -79,7 +79,7 @@ public:
   /// The arg kernel's partials: one per block.
   void* partials() const { return static_cast<char*>(base_) + header_bytes; }
   std::size_t partial_bytes() const { return partial_bytes_; }
-  /// The single-pass kernel's slots (device::slot): one per block, zero between launches.
+  /// The single-pass kernel's slots (grid::slot): one per block, zero between launches.
   std::uint64_t* slots() const {
     return reinterpret_cast<std::uint64_t*>(static_cast<char*>(base_) + header_bytes + partial_bytes_);
   }

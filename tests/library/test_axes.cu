@@ -811,7 +811,7 @@ const char* const every_kernel[] = {
 std::string float_sum_kernel(const strided_view<const float>& in, const axes& along, cured::workspace& ws) {
   namespace cd = cured::detail;
   namespace dv = cured::device;
-  using load = dv::transform_load<float, dv::identity_transform>;
+  using load = cured::thread::transform_load<float, cured::thread::identity_transform>;
   using store = dv::plain_store<float, float, cured::plus>;
   using policy = cd::axis_policy;
   const cd::axis_plan plan = cd::plan_of(cd::canonicalize(in, along), false);

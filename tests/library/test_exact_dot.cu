@@ -308,7 +308,7 @@ __global__ void warp_round_kernel(const std::int64_t* limbs, int count, int base
     const int j = int(threadIdx.x) * W + k;
     v[k] = j < count ? limbs[blockIdx.x * count + j] : 0;
   }
-  const Out r = cured::device::exact::warp_round<Out>(v, base, 0u, false);
+  const Out r = cured::exact::warp_round<Out>(v, base, 0u, false);
   if (threadIdx.x == 0) out[blockIdx.x] = r;
 }
 
@@ -341,14 +341,14 @@ void check_warp_round(int count, int base) {
   std::vector<Out> got(cases);
   CURED_CHECK(cudaMemcpy(got.data(), out.data(), cases * sizeof(Out), cudaMemcpyDeviceToHost));
   for (int c = 0; c < cases; ++c) {
-    const Out want = cured::device::exact::round_fixed<Out>(all.data() + std::size_t(c) * count, count, base, 0u, false);
+    const Out want = cured::exact::round_fixed<Out>(all.data() + std::size_t(c) * count, count, base, 0u, false);
     EXPECT_TRUE(same_result(got[c], want)) << "case " << c << " (kind " << c % 5 << "), " << count << " limbs";
   }
 }
 
 TEST(ExactWarpRound, MatchesTheOneThreadRounding) {
   CURED_REQUIRE_GPU();
-  namespace ex = cured::device::exact;
+  namespace ex = cured::exact;
   check_warp_round<float, 1>(ex::layout<float>::limbs, ex::layout<float>::base);
   check_warp_round<double, 3>(ex::layout<double>::limbs, ex::layout<double>::base);
   check_warp_round<float, 1>(ex::float_dot_layout::limbs, ex::float_dot_layout::base);

@@ -16,7 +16,7 @@
 #include "cpu/reference.hpp"
 #include "cured/device/exact_sum.cuh"
 
-namespace ex = cured::device::exact;
+namespace ex = cured::exact;
 
 namespace {
 
@@ -165,9 +165,10 @@ TEST(ExactFixed, AFullBinOfTheLargestValuesStaysExact) {
     const int top_biased = 16 * g + 15 < 255 ? 16 * g + 15 : 254;
     const float big = std::bit_cast<float>((std::uint32_t(top_biased) << 23) | 0x7fffffu);
     const float small = std::bit_cast<float>((std::uint32_t(16 * g) << 23) | 1u);
-    std::vector<float> v(ex::flush_every + 2, big);
+    std::vector<float> v(cured::device::flush_every + 2, big);
     v.back() = small;
-    EXPECT_TRUE(same_bits(bins_sum(v, 1, ex::flush_every + 2), cured::cpu::exact_sum(std::span<const float>(v))))
+    EXPECT_TRUE(
+        same_bits(bins_sum(v, 1, cured::device::flush_every + 2), cured::cpu::exact_sum(std::span<const float>(v))))
         << "bin " << g;
   }
 }

@@ -30,7 +30,7 @@
 namespace {
 
 namespace rk = cured::detail::ranks;
-namespace ex = cured::device::exact;
+namespace ex = cured::exact;
 using cured::key_value;
 using cured::test::device_buffer;
 using cured::test::exact_values::same_result;
@@ -134,7 +134,7 @@ void check_plain(const std::vector<T>& h, const std::string& what) {
     // sum: the shards' single-GPU sums folded in rank order, empty shards skipped.
     acc want_sum = acc(0);
     sim.gather(s, [&](int, std::int64_t b, std::int64_t k, rk::record* rec) {
-      rk::local_plain<acc>(d.data() + b, k, rec, cured::device::identity_transform{}, cured::plus{}, 7, sim.ws, nullptr);
+      rk::local_plain<acc>(d.data() + b, k, rec, cured::thread::identity_transform{}, cured::plus{}, 7, sim.ws, nullptr);
       if (k > 0) want_sum = acc(want_sum + cured::sum(d.data() + b, k));
     });
     rk::combine_plain(sim.records.data(), ranks, out.data(), sim.status.data(), cured::plus{}, acc(0), nullptr);
@@ -143,7 +143,7 @@ void check_plain(const std::vector<T>& h, const std::string& what) {
 
     const auto plain = [&](auto op, T identity, T want, const char* name) {
       sim.gather(s, [&](int, std::int64_t b, std::int64_t k, rk::record* rec) {
-        rk::local_plain<T>(d.data() + b, k, rec, cured::device::identity_transform{}, op, 9, sim.ws, nullptr);
+        rk::local_plain<T>(d.data() + b, k, rec, cured::thread::identity_transform{}, op, 9, sim.ws, nullptr);
       });
       rk::combine_plain(sim.records.data(), ranks, ext.data(), sim.status.data(), op, identity, nullptr);
       EXPECT_EQ(sim.last_status(), 0u) << where;
@@ -208,7 +208,7 @@ TEST(Ranks, AllShardsEmpty) {
   device_buffer<float> out(1);
   device_buffer<key_value<float>> kv(1);
   sim.gather({0, 0, 0}, [&](int, std::int64_t, std::int64_t, rk::record* rec) {
-    rk::local_plain<float>(d.data(), 0, rec, cured::device::identity_transform{}, cured::minimum{}, 5, sim.ws, nullptr);
+    rk::local_plain<float>(d.data(), 0, rec, cured::thread::identity_transform{}, cured::minimum{}, 5, sim.ws, nullptr);
   });
   rk::combine_plain(sim.records.data(), 3, out.data(), sim.status.data(), cured::minimum{},
                     cured::minimum::identity<float>(), nullptr);
@@ -231,7 +231,7 @@ TEST(Ranks, DifferentCallsAreAMismatchOnEveryRank) {
   sim.gather({250, 250, 250, 250}, [&](int r, std::int64_t b, std::int64_t k, rk::record* rec) {
     const std::uint64_t tag = r == 2 ? rk::tag_of<float, float, cured::maximum>("max")
                                      : rk::tag_of<float, float, cured::minimum>("min");
-    rk::local_plain<float>(d.data() + b, k, rec, cured::device::identity_transform{}, cured::minimum{}, tag, sim.ws,
+    rk::local_plain<float>(d.data() + b, k, rec, cured::thread::identity_transform{}, cured::minimum{}, tag, sim.ws,
                            nullptr);
   });
   rk::combine_plain(sim.records.data(), 4, out.data(), sim.status.data(), cured::minimum{},

@@ -167,13 +167,13 @@ using cured::detail::mode;
 template <class Acc, class T, class Transform, class Op>
 Acc reduce_with(const launch_options& o, bool blocking, const T* in, std::int64_t n, Transform transform, Op op,
                 Acc init, cured::workspace& ws, device_buffer<Acc>& out) {
-  const cured::device::transform_load<Acc, Transform> load{transform};
+  const cured::thread::transform_load<Acc, Transform> load{transform};
   CURED_CHECK(cudaMemset(out.data(), 0xA5, sizeof(Acc)));  // a launch that writes nothing fails the check
   if (blocking)
     return cured::detail::blocking<Acc>(nullptr, [&](Acc* d, cured::workspace& w) {
-      cured::detail::reduce<mode::blocking>(in, n, d, load, op, cured::device::no_finish{}, init, w, nullptr, o);
+      cured::detail::reduce<mode::blocking>(in, n, d, load, op, cured::thread::no_finish{}, init, w, nullptr, o);
     });
-  cured::detail::reduce<mode::async>(in, n, out.data(), load, op, cured::device::no_finish{}, init, ws, nullptr, o);
+  cured::detail::reduce<mode::async>(in, n, out.data(), load, op, cured::thread::no_finish{}, init, ws, nullptr, o);
   return to_host(out.data(), 1)[0];
 }
 
@@ -195,9 +195,9 @@ key_value<T> arg_with(const launch_options& o, bool blocking, const T* in, std::
 template <class T>
 std::vector<std::int64_t> arg_tile_starts(const T* in, std::int64_t n, cured::workspace& ws, const launch_options& o) {
   using policy = cured::detail::arg_policy;
-  constexpr std::int64_t size = cured::device::vector16<T>::size, tile = policy::block * policy::unroll * size;
+  constexpr std::int64_t size = cured::thread::vector16<T>::size, tile = policy::block * policy::unroll * size;
   const std::int64_t grid = cured::detail::arg_grid<true, T>(n, ws, o);
-  const std::int64_t head = cured::device::unaligned_head(in, n), vectors = (n - head) / size;
+  const std::int64_t head = cured::thread::unaligned_head(in, n), vectors = (n - head) / size;
   const std::int64_t tiles = (vectors * size + tile - 1) / tile;
   std::vector<std::int64_t> starts;
   for (std::int64_t k : {std::int64_t(1), grid - 1, grid, tiles / 2, tiles - 1})
@@ -425,7 +425,7 @@ void check_combinations(const launch_options& o, const std::string& shape) {
   device_buffer<std::int64_t> d_sum(1);
   device_buffer<std::int32_t> d_max(1);
   device_buffer<stats> d_stats(1);
-  const cured::device::identity_transform as_is;
+  const cured::thread::identity_transform as_is;
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(5), std::int64_t(4999), n_max}) {
     if (n > n_max) continue;
     const std::string where = shape + ", n " + std::to_string(n);
@@ -466,9 +466,9 @@ TEST(Reduce, ForcedClustersCombineEveryBlock) {
   int major = 0;
   CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
   using policy = cured::detail::single_pass_policy;
-  using load = cured::device::transform_load<std::int64_t, cured::device::identity_transform>;
+  using load = cured::thread::transform_load<std::int64_t, cured::thread::identity_transform>;
   constexpr auto kernel = cured::device::single_pass_kernel<policy, std::int32_t, std::int64_t, load, cured::plus,
-                                                            cured::device::no_finish, true>;
+                                                            cured::thread::no_finish, true>;
   const unsigned limit = cured::detail::cluster_limit<kernel>(0, policy::block);
   // Built for Hopper, a Hopper device runs clusters: otherwise the option would be ignored and
   // this test would check the plain grids again.

@@ -460,8 +460,8 @@ TYPED_TEST(Segments, MisalignedValues) {
 template <class T>
 void check_walk(const std::vector<T>& h, const offsets_t& off, const std::string& what, int shift,
                 const cured::detail::segment_options& options) {
-  using cured::device::identity_transform;
-  using cured::device::transform_load;
+  using cured::thread::identity_transform;
+  using cured::thread::transform_load;
   const std::int64_t n = std::int64_t(h.size()), count = std::int64_t(off.size()) - 1;
   std::vector<T> shifted(h.size() + shift);
   std::copy(h.begin(), h.end(), shifted.begin() + shift);
@@ -723,7 +723,7 @@ TEST(Segments, SegmentAboveTwoToThe31) {
   for (const auto w : {cured::device::segment_walk::grouped, cured::device::segment_walk::mixed}) {
     const cured::detail::segment_options options{false, w};  // (the mean takes the chunks' walk)
     cured::detail::segment_plain(d.data(), n, seg, sums.data(),
-                                 cured::device::transform_load<std::int64_t, cured::device::identity_transform>{},
+                                 cured::thread::transform_load<std::int64_t, cured::thread::identity_transform>{},
                                  cured::plus{}, std::int64_t(0), ws, nullptr, nullptr, options);
     EXPECT_EQ(to_host(sums.data(), 3), got) << "walk " << int(w);
   }
@@ -885,7 +885,7 @@ TEST(Segments, BadOffsetsAreReported) {
       const cured::detail::segment_options options{false, w};
       unsigned by_walk = 0;
       cured::detail::segment_plain(d.data(), n, seg, out.data(),
-                                   cured::device::transform_load<float, cured::device::identity_transform>{},
+                                   cured::thread::transform_load<float, cured::thread::identity_transform>{},
                                    cured::plus{}, 0.f, ws, nullptr, status.data(), options);
       CURED_CHECK(cudaMemcpy(&by_walk, status.data(), sizeof by_walk, cudaMemcpyDeviceToHost));
       EXPECT_EQ(s, by_walk) << "walk " << int(w);

@@ -15,7 +15,7 @@
 #include "cured/ops.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
-namespace cured::device {
+namespace cured::block {
 
 /// An index (a block-local key, or the 64-bit index) and a value.
 template <class I, class T>
@@ -35,14 +35,14 @@ struct arg_order {
   }
 };
 
-}  // namespace cured::device
+}  // namespace cured::block
 
 namespace cured::warp {
 
 /// A pair crosses lanes field by field: no padding word is shuffled.
 template <class I, class T>
-struct shuffle<device::arg_pair<I, T>> {
-  __device__ __forceinline__ static device::arg_pair<I, T> down(const device::arg_pair<I, T>& v, int offset) {
+struct shuffle<block::arg_pair<I, T>> {
+  __device__ __forceinline__ static block::arg_pair<I, T> down(const block::arg_pair<I, T>& v, int offset) {
     return {__shfl_down_sync(0xffffffffu, v.index, offset), warp::shuffle_down(v.value, offset)};
   }
 };

@@ -34,7 +34,7 @@ inline unsigned pow2_ceil(std::int64_t x) {
 template <class In, class Acc, auto LongKernel>
 unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_lane, const workspace& ws) {
   const bool vectors = s.vectors && s.stride == 1;
-  const std::int64_t units = vectors ? ceil_div(s.length, device::vector16<In>::size) : s.length;
+  const std::int64_t units = vectors ? ceil_div(s.length, thread::vector16<In>::size) : s.length;
   one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
   unsigned lanes = std::min(pow2_ceil(units), 32u);
   if (vectors_per_lane > 1) lanes = std::clamp(pow2_ceil(units / vectors_per_lane + 1) / 2, 1u, 32u);
@@ -52,10 +52,10 @@ unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_l
   const std::int64_t wave = std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
   std::int64_t splits = 1;
   if (s.outputs < wave && s.outputs <= std::int64_t(workspace::axis_counters)) {
-    const std::int64_t min_part = std::int64_t(block) * device::vector16<In>::size * axis_policy::min_part_rounds;
+    const std::int64_t min_part = std::int64_t(block) * thread::vector16<In>::size * axis_policy::min_part_rounds;
     const double work = double(s.length) * double(s.rows);
     splits = std::min<std::int64_t>(wave / s.outputs, std::int64_t(std::min(work / min_part, 1e9)) + 1);
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / device::part_bytes<Acc> / s.outputs);
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / grid::part_bytes<Acc> / s.outputs);
     splits = std::max<std::int64_t>(splits, 1);
   }
   // Ranges of rows first (each row read whole), then ranges of each row's elements.
@@ -88,7 +88,7 @@ void tile_columns(device::column_shape& s, const workspace& ws) {
   std::int64_t splits = 1;
   if (tiles < target && tiles <= std::int64_t(workspace::axis_counters)) {
     splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * depth));
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (device::part_bytes<Acc> * width * V) / tiles);
+    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (grid::part_bytes<Acc> * width * V) / tiles);
     splits = std::max<std::int64_t>(splits, 1);
   }
   s.rows_per_split = std::max<std::int64_t>(ceil_div(s.row_count, splits), 1);
@@ -110,7 +110,7 @@ bool walks_aligned(const In* data, std::initializer_list<const device::axis_walk
 /// vectors per row, and every position's first column on a 16-byte boundary.
 template <class In>
 bool column_vectors(const In* data, const device::column_shape& s) {
-  return device::vector_element<In> && s.column_stride == 1 && s.columns % device::vector16<In>::size == 0 &&
+  return thread::vector_element<In> && s.column_stride == 1 && s.columns % thread::vector16<In>::size == 0 &&
          walks_aligned(data, {&s.kept, &s.rows});
 }
 

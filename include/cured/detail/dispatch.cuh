@@ -59,8 +59,8 @@ void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaS
 }
 
 /// The launch state in workspace ws for an input of `bytes`, reporting as `done` says.
-inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, completion done) {
-  device::launch_state st;
+inline grid::launch_state launch_state_for(workspace& ws, std::int64_t bytes, completion done) {
+  grid::launch_state st;
   st.stream_first = stream_first(double(bytes), ws.l2_bytes());
   st.ticket = ws.ticket();
   st.slots = ws.slots();
@@ -80,7 +80,7 @@ launch_shape single_pass_shape(std::int64_t n, const workspace& ws, const launch
   const unsigned block = Policy::block;
   if (options.cluster > 1) {
     const unsigned limit = cluster_limit<ClusterKernel>(ws.device(), block);
-    const unsigned c = std::min({options.cluster, device::max_cluster, limit});
+    const unsigned c = std::min({options.cluster, grid::max_cluster, limit});
     if (c > 1) return {c, c, block};
   }
   if (options.grid > 0) return {options.grid, 1, block};
@@ -88,7 +88,7 @@ launch_shape single_pass_shape(std::int64_t n, const workspace& ws, const launch
   if (device::one_round_covers<Policy, In>(n)) return {1, 1, block};
   // Only launches of several blocks ask about clusters (the query loads the cluster kernel).
   const unsigned cluster = cluster_limit<ClusterKernel>(ws.device(), block);
-  const std::int64_t one_round = std::int64_t(block) * device::vector16<In>::size;
+  const std::int64_t one_round = std::int64_t(block) * thread::vector16<In>::size;
   const std::int64_t blocks = ceil_div(n, one_round);
   if (cluster > 1 && blocks <= 2 * std::int64_t(cluster)) {
     const unsigned c = unsigned(std::min<std::int64_t>(blocks, cluster));
@@ -112,12 +112,12 @@ void reduce(const In* in, std::int64_t n, Out* out, Load load, Op op, Finish fin
   guarded_launch<M>(in, n, out, ws, stream, options, "single_pass_kernel launch", [&](workspace::use& use) {
     const Acc identity = identity_of<Op, Acc>(op);
     const launch_shape shape = single_pass_shape<policy, kernel, cluster_kernel, In>(n, ws, options);
-    const device::input_span<In> span = device::span_of(in, n);
+    const thread::input_span<In> span = thread::span_of(in, n);
     if (shape.small) {
       launch_kernel(small, shape, stream, out, use.report_to(), span, init, identity, load, op, finish);
       return;
     }
-    const device::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), use.report_to());
+    const grid::launch_state st = launch_state_for(ws, n * std::int64_t(sizeof(In)), use.report_to());
     launch_kernel(shape.cluster > 1 ? cluster_kernel : kernel, shape, stream, out, st, span, init, identity, load, op,
                   finish);
   });
@@ -128,7 +128,7 @@ void reduce(const In* in, std::int64_t n, Out* out, Load load, Op op, Finish fin
 template <auto Kernel, class Policy, class In>
 std::int64_t tile_grid(std::int64_t n, const workspace& ws, const launch_options& options) {
   if (options.grid > 0) return options.grid;
-  const std::int64_t tile = std::int64_t(Policy::block) * device::vector16<In>::size * Policy::unroll;
+  const std::int64_t tile = std::int64_t(Policy::block) * thread::vector16<In>::size * Policy::unroll;
   return wave_grid<Kernel>(ceil_div(n, tile), Policy::block, ws.device(), ws.sm_count());
 }
 
@@ -138,15 +138,15 @@ std::int64_t arg_grid(std::int64_t n, const workspace& ws, const launch_options&
   return tile_grid<device::arg_kernel<arg_policy, Max, T>, arg_policy, T>(n, ws, options);
 }
 
-/// finish(argmin (Max false) or argmax (Max true) of in[0, n)) into *out; device::arg_finish:
+/// finish(argmin (Max false) or argmax (Max true) of in[0, n)) into *out; thread::arg_finish:
 /// the pair, index -1 when empty.
-template <mode M, bool Max, class T, class Finish = device::arg_finish, class Out = key_value<T>>
+template <mode M, bool Max, class T, class Finish = thread::arg_finish, class Out = key_value<T>>
 void arg_reduce(const T* in, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream,
                 const launch_options& options = {}, Finish finish = {}) {
   using kv = key_value<T>;
   using arg_op = std::conditional_t<Max, arg_maximum, arg_minimum>;
   if constexpr (!device::arg_vectorizable<T>) {
-    reduce<M, kv>(in, n, out, device::index_load<T>{}, arg_op{}, finish, arg_op::template identity<kv>(), ws, stream,
+    reduce<M, kv>(in, n, out, thread::index_load<T>{}, arg_op{}, finish, arg_op::template identity<kv>(), ws, stream,
                   options);
   } else {
     static_assert(sizeof(kv) <= workspace::max_accumulator_bytes);

@@ -68,8 +68,8 @@ void axis_enqueue(const In* data, axis_plan& plan, double input_bytes, Acc ident
   if (plan.kind == axis_plan::regime::rows) {
     device::row_shape& s = plan.rows;
     s.stream_first = stream_first;
-    s.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
-    s.aligned = s.vectors && s.stride == 1 && s.length % device::vector16<In>::size == 0 &&
+    s.vectors = thread::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+    s.aligned = s.vectors && s.stride == 1 && s.length % thread::vector16<In>::size == 0 &&
                 walks_aligned(data, {&s.kept, &s.outer});
     constexpr auto long_kernel = device::long_rows_kernel<policy, In, Acc, Load, Op, Store>;
     bool one_round = false;
@@ -115,7 +115,7 @@ void axis_enqueue(const In* data, axis_plan& plan, double input_bytes, Acc ident
       launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, s, identity, load, op, store, partials,
                     counters);
     };
-    if (column_vectors(data, s)) launch_width(std::integral_constant<int, device::vector16<In>::size>{});
+    if (column_vectors(data, s)) launch_width(std::integral_constant<int, thread::vector16<In>::size>{});
     else launch_width(std::integral_constant<int, 1>{});
   }
 }
@@ -164,7 +164,7 @@ void axis_plain(const strided_view<T>& in, const axes& along, const strided_view
   const Acc identity = identity_of<Op, Acc>(op);
   if constexpr (std::is_same_v<Out, Acc>) {
     if (whole_run(plan)) {
-      detail::reduce<mode::async>(cin.data, plan.rows.length, out.data, load, op, device::no_finish{}, init, ws, stream);
+      detail::reduce<mode::async>(cin.data, plan.rows.length, out.data, load, op, thread::no_finish{}, init, ws, stream);
       return;
     }
   }
@@ -218,7 +218,7 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
     return;
   }
   axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), op::template identity<kv>(),
-                 device::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
+                 thread::index_load<In>{}, op{}, device::arg_store<In>{indices.data, values ? values->data : nullptr},
                  indices.data, ws, stream);
 }
 
@@ -228,7 +228,7 @@ void axis_exact(const strided_view<T>& in, const axes& along, const strided_view
                 workspace& ws, cudaStream_t stream) {
   using In = std::remove_const_t<T>;
   using Out = exact_result_t<In>;
-  namespace ex = device::exact;
+  namespace ex = exact;
   const strided_view<const In> cin = const_view(in);
   const axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
   if (whole_run(plan) && plan.reduced_size > 0) {
@@ -238,16 +238,16 @@ void axis_exact(const strided_view<T>& in, const axes& along, const strided_view
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const In* data, const axis_plan& p) {
     constexpr unsigned block = axis_policy::block;
-    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, ex::axis_outputs>;
-    ex::axis_outputs outputs;
+    constexpr auto kernel = device::exact_rest_kernel<block, In, Out, device::axis_outputs>;
+    device::axis_outputs outputs;
     plan_walks(p, outputs.kept, outputs.reduced);
     outputs.count = p.outputs;
     const std::int64_t grid = wave_grid<kernel>(ceil_div(p.outputs, block), block, ws.device(), ws.sm_count());
     launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, outputs, out.data, st);
   };
-  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), ex::axis_identity,
-              ex::widen_load{}, ex::bounded_plus{}, ex::exact_store<Out>{out.data, st, plan.reduced_size}, out.data, ws,
-              stream, rest);
+  axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size),
+              device::axis_identity, device::widen_load{}, ex::bounded_plus{},
+              device::exact_store<Out>{out.data, st, plan.reduced_size}, out.data, ws, stream, rest);
 }
 
 }  // namespace cured::detail

@@ -20,10 +20,9 @@
 
 namespace cured::detail {
 
-static_assert(sizeof(device::exact::state) <= workspace::exact_state_bytes,
-              "cured: the workspace's exact state is too small");
+static_assert(sizeof(exact::state) <= workspace::exact_state_bytes, "cured: the workspace's exact state is too small");
 
-static_assert(sizeof(device::exact::estimate) <= workspace::max_accumulator_bytes,
+static_assert(sizeof(exact::estimate) <= workspace::max_accumulator_bytes,
               "cured: the workspace's partials hold one estimate per block");
 
 /// Launches Kernel (blocks of Policy) over n elements of In: a plain grid of tiles (tile_grid).
@@ -37,13 +36,13 @@ void exact_launch(std::int64_t n, workspace& ws, cudaStream_t stream, const laun
 template <class Policy, class Layout, class Out, class Source, class Estimating, class Exact, class In>
 void expansion_launches(const Source& src, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream,
                         const launch_options& options) {
-  namespace ex = device::exact;
+  namespace ex = exact;
   auto* st = static_cast<ex::state*>(ws.exact_state());
   auto* slots = static_cast<ex::estimate*>(ws.partials());
-  exact_launch<ex::expansion_kernel<Policy, Layout, Out, Source, Estimating, false>, Policy, In>(
+  exact_launch<device::expansion_kernel<Policy, Layout, Out, Source, Estimating, false>, Policy, In>(
       n, ws, stream, options, src, n, out, st, slots);
-  exact_launch<ex::expansion_kernel<Policy, Layout, Out, Source, Exact, true>, Policy, In>(n, ws, stream, options,
-                                                                                           src, n, out, st, slots);
+  exact_launch<device::expansion_kernel<Policy, Layout, Out, Source, Exact, true>, Policy, In>(n, ws, stream, options,
+                                                                                               src, n, out, st, slots);
 }
 
 /// The exact sum of in[0, n) into out: an exact_result_t<T>* (rounded) or an
@@ -51,24 +50,24 @@ void expansion_launches(const Source& src, std::int64_t n, Out* out, workspace& 
 template <unsigned Block, class T, class Dest>
 void exact_sum_enqueue(const T* in, std::int64_t n, Dest out, workspace& ws, cudaStream_t stream,
                        const launch_options& options) {
-  namespace ex = device::exact;
+  namespace ex = exact;
   auto* st = static_cast<ex::state*>(ws.exact_state());
-  const ex::one_input<T> src{in, stream_first(double(n) * sizeof(T), ws.l2_bytes())};
+  const device::one_input<T> src{in, stream_first(double(n) * sizeof(T), ws.l2_bytes())};
   if constexpr (std::is_same_v<T, double>) {
     using layout = ex::layout<double>;
     using acc = ex::block_accumulator<layout::limbs>;
     using policy = exact_pass_policy<Block>;
     using exact_add = ex::expansion_add<acc, layout::base, true>;
     if constexpr (std::is_pointer_v<Dest>) {
-      expansion_launches<policy, layout, double, ex::one_input<T>, ex::expansion_add<acc, layout::base, false>,
+      expansion_launches<policy, layout, double, device::one_input<T>, ex::expansion_add<acc, layout::base, false>,
                          exact_add, T>(src, n, out, ws, stream, options);
     } else {
-      exact_launch<ex::expansion_kernel<policy, layout, double, ex::one_input<T>, exact_add, true, Dest>, policy, T>(
-          n, ws, stream, options, src, n, out, st, static_cast<ex::estimate*>(ws.partials()));
+      exact_launch<device::expansion_kernel<policy, layout, double, device::one_input<T>, exact_add, true, Dest>,
+                   policy, T>(n, ws, stream, options, src, n, out, st, static_cast<ex::estimate*>(ws.partials()));
     }
   } else {
     using policy = exact_bins_policy<Block>;
-    exact_launch<ex::bins_kernel<policy, T, ex::one_input<T>, ex::bins_add<T, Block>, Dest>, policy, T>(
+    exact_launch<device::bins_kernel<policy, T, device::one_input<T>, device::bins_add<T, Block>, Dest>, policy, T>(
         n, ws, stream, options, src, n, out, st);
   }
 }
@@ -76,20 +75,20 @@ void exact_sum_enqueue(const T* in, std::int64_t n, Dest out, workspace& ws, cud
 template <unsigned Block, class T>
 void exact_dot_enqueue(const T* x, const T* y, std::int64_t n, exact_result_t<T>* out, workspace& ws,
                        cudaStream_t stream, const launch_options& options) {
-  namespace ex = device::exact;
-  const ex::two_inputs<T> src{x, y, stream_first(2 * double(n) * sizeof(T), ws.l2_bytes())};
+  namespace ex = exact;
+  const device::two_inputs<T> src{x, y, stream_first(2 * double(n) * sizeof(T), ws.l2_bytes())};
   if constexpr (std::is_same_v<T, __half>) {
     using policy = exact_bins_policy<Block>;
-    exact_launch<ex::bins_kernel<policy, float, ex::two_inputs<T>, ex::half_dot_bins<Block>>, policy, T>(
+    exact_launch<device::bins_kernel<policy, float, device::two_inputs<T>, device::half_dot_bins<Block>>, policy, T>(
         n, ws, stream, options, src, n, out, static_cast<ex::state*>(ws.exact_state()));
   } else if constexpr (std::is_same_v<T, double>) {
-    expansion_launches<exact_dot_policy<Block>, ex::double_dot_layout, double, ex::two_inputs<T>,
-                       ex::double_dot_expansion<false>, ex::double_dot_expansion<true>, T>(src, n, out, ws, stream,
-                                                                                         options);
+    expansion_launches<exact_dot_policy<Block>, ex::double_dot_layout, double, device::two_inputs<T>,
+                       device::double_dot_expansion<false>, device::double_dot_expansion<true>, T>(src, n, out, ws,
+                                                                                                   stream, options);
   } else {
-    expansion_launches<exact_dot_policy<Block>, ex::float_dot_layout, float, ex::two_inputs<T>,
-                       ex::narrow_dot_expansion<T, false>, ex::narrow_dot_expansion<T, true>, T>(src, n, out, ws,
-                                                                                               stream, options);
+    expansion_launches<exact_dot_policy<Block>, ex::float_dot_layout, float, device::two_inputs<T>,
+                       device::narrow_dot_expansion<T, false>, device::narrow_dot_expansion<T, true>, T>(
+        src, n, out, ws, stream, options);
   }
 }
 
@@ -106,8 +105,7 @@ void exact_sum(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& w
 /// This rank's shard in[0, n) of a distributed exact sum, unrounded, into *sink.at
 /// (cured/exact/shard.cuh): asynchronous.
 template <class T>
-void exact_sum_shard(const T* in, std::int64_t n, device::exact::shard_sink sink, workspace& ws,
-                     cudaStream_t stream) {
+void exact_sum_shard(const T* in, std::int64_t n, exact::shard_sink sink, workspace& ws, cudaStream_t stream) {
   guarded_launch<mode::async>(in, n, sink.at, ws, stream, {}, "exact_sum launch",
                               [&](workspace::use&) { exact_sum_enqueue<256>(in, n, sink, ws, stream, {}); });
 }

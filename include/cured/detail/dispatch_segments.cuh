@@ -78,7 +78,7 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
   std::int64_t grid = options.grid > 0 ? options.grid : wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
   const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
   grid = std::min<std::int64_t>(grid, workspace::axis_counters);
-  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
+  grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * grid::part_bytes<Acc>));
   device::segment_scratch scratch;
   scratch.ranges = static_cast<std::int64_t*>(ws.axis_partials());
   scratch.parts = reinterpret_cast<unsigned*>(scratch.ranges + 2 * grid);
@@ -117,7 +117,7 @@ void segment_kernel_launch(const In* data, const device::segment_shape& shape, A
     constexpr auto kernel = device::segments_kernel<P, Pairs, W, In, Acc, Load, Op, Store>;
     segment_kernel_launch_of<kernel>(data, shape, identity, load, op, store, ws, stream, word, options);
   };
-  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !device::is_arg_reduction<Load, Op, In>;
+  constexpr bool groups = !Pairs && sizeof(Acc) <= 8 && !thread::is_arg_reduction<Load, Op, In>;
   const walk w = options.by_mean ? segment_walk_by_mean<In>(shape.n, shape.segments, groups) : options.walk;
   if constexpr (groups) {
     if (w == walk::grouped) return take(std::integral_constant<walk, walk::grouped>{});
@@ -158,7 +158,7 @@ void segment_enqueue(const In* data, std::int64_t n, const segments& seg, Acc id
   shape.ends = pairs ? seg.ends : nullptr;
   shape.segments = pairs ? 2 * seg.count - 1 : seg.count;  // (pairs: with the gaps between them)
   shape.n = n;
-  shape.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
+  shape.vectors = thread::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.stream_first = stream_first(double(n) * sizeof(In), ws.l2_bytes());
   if constexpr (CURED_SEGMENT_PAIRS) {
@@ -219,7 +219,7 @@ void segment_arg(const T* values, std::int64_t n, const segments& seg, const I& 
     val = as_segment_out(*values_out, seg.count);
     val_bytes = second_segment_output(idx, val, seg.count, "values", "indices", ws);
   }
-  segment_launch(values, n, seg, op::template identity<kv>(), device::index_load<In>{}, op{},
+  segment_launch(values, n, seg, op::template identity<kv>(), thread::index_load<In>{}, op{},
                  segment_store<device::arg_store<In>>{{idx.data, val.data}, idx.strides[0]}, {{a, b}, val_bytes}, ws,
                  stream, status, no_segment_then{});
 }
@@ -230,19 +230,19 @@ void segment_exact(const T* values, std::int64_t n, const segments& seg, const O
                    cudaStream_t stream, unsigned* status) {
   using In = std::remove_const_t<T>;
   using Out = exact_result_t<In>;
-  namespace ex = device::exact;
+  namespace ex = exact;
   const strided_view<Out> o = as_segment_out(out, seg.count);
   auto* st = static_cast<ex::state*>(ws.exact_state());
   const auto rest = [&](const device::segment_shape& shape, const unsigned* word) {
     constexpr unsigned block = axis_policy::block;
-    constexpr auto kernel = ex::exact_rest_kernel<block, In, Out, segment_outputs>;
+    constexpr auto kernel = device::exact_rest_kernel<block, In, Out, segment_outputs>;
     const std::int64_t grid = wave_grid<kernel>(ceil_div(seg.count, block), block, ws.device(), ws.sm_count());
     launch_kernel(kernel, launch_shape{grid, 1, block}, stream, values,
                   segment_outputs{shape.offsets, shape.ends, seg.count, o.strides[0], word}, o.data, st);
   };
-  segment_launch(values, n, seg, ex::axis_identity, ex::widen_load{}, ex::bounded_plus{},
-                 segment_store<ex::exact_store<Out>>{{o.data, st, 0}, o.strides[0]}, {bytes_of(o)}, ws, stream, status,
-                 rest);
+  segment_launch(values, n, seg, device::axis_identity, device::widen_load{}, ex::bounded_plus{},
+                 segment_store<device::exact_store<Out>>{{o.data, st, 0}, o.strides[0]}, {bytes_of(o)}, ws, stream,
+                 status, rest);
 }
 
 }  // namespace detail

@@ -77,7 +77,7 @@ inline cudaLaunchConfig_t cluster_config(const launch_shape& shape, cudaStream_t
 }
 
 /// The largest cluster of `Kernel` (launched with `block` threads) that the device can run, up
-/// to device::max_cluster: 1 before Hopper, or when the kernel was compiled for an earlier
+/// to grid::max_cluster: 1 before Hopper, or when the kernel was compiled for an earlier
 /// architecture (its code then has no cluster path).
 template <auto Kernel>
 unsigned cluster_limit(int device, unsigned block) {
@@ -90,7 +90,7 @@ unsigned cluster_limit(int device, unsigned block) {
     if (major >= 9 && attr.ptxVersion >= 90) {
       const bool non_portable =
           cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-      for (unsigned size = non_portable ? device::max_cluster : 8; size > 1 && limit == 1; size /= 2) {
+      for (unsigned size = non_portable ? grid::max_cluster : 8; size > 1 && limit == 1; size /= 2) {
         cudaLaunchAttribute dims;
         const cudaLaunchConfig_t config = cluster_config({size, size, block}, nullptr, dims);
         int clusters = 0;

@@ -140,7 +140,7 @@ template <class T>
 auto mean_statistic() {
   static_assert(is_floating<T>, "cured: mean takes float, double, __half or __nv_bfloat16");
   using F = statistic_t<T>;
-  return make_statistic<F>(device::transform_load<F, device::identity_transform>{}, plus{}, mean_finish<F>{});
+  return make_statistic<F>(thread::transform_load<F, thread::identity_transform>{}, plus{}, mean_finish<F>{});
 }
 
 template <statistic_kind K, class T>
@@ -150,26 +150,26 @@ auto var_statistic(double ddof) {
   if (!(ddof >= 0) || !std::isfinite(ddof))
     throw_invalid("the correction (ddof) must be finite and not negative, not " + std::to_string(ddof));
   using F = statistic_t<T>;
-  return make_statistic<moments<F>>(device::transform_load<F, device::identity_transform>{}, moments_op{},
+  return make_statistic<moments<F>>(thread::transform_load<F, thread::identity_transform>{}, moments_op{},
                                     moments_finish<F, K>{ddof});
 }
 
 template <class T>
 auto aminmax_statistic() {
   static_assert(has_limits<T>, "cured: aminmax takes arithmetic types, __half and __nv_bfloat16");
-  return make_statistic<min_max<T>>(device::transform_load<T, device::identity_transform>{}, min_max_op{}, keep{});
+  return make_statistic<min_max<T>>(thread::transform_load<T, thread::identity_transform>{}, min_max_op{}, keep{});
 }
 
 template <class T>
 auto norm1_statistic() {
   using F = statistic_t<T>;
-  return make_statistic<F>(device::transform_load<F, abs_to<F>>{}, plus{}, norm_finish<F>{});
+  return make_statistic<F>(thread::transform_load<F, abs_to<F>>{}, plus{}, norm_finish<F>{});
 }
 
 template <class T>
 auto norm_inf_statistic() {
   using F = statistic_t<T>;
-  return make_statistic<F>(device::transform_load<F, abs_to<F>>{}, maximum{}, norm_finish<F>{});
+  return make_statistic<F>(thread::transform_load<F, abs_to<F>>{}, maximum{}, norm_finish<F>{});
 }
 
 /// Squares in double for float and bfloat16 (every square and sum of up to 2^64 of them in
@@ -178,11 +178,11 @@ template <class T>
 auto norm2_statistic() {
   using F = statistic_t<T>;
   if constexpr (std::is_same_v<T, double>) {
-    return make_statistic<scaled_squares<double>>(device::transform_load<double, abs_to<double>>{}, scaled_squares_op{},
+    return make_statistic<scaled_squares<double>>(thread::transform_load<double, abs_to<double>>{}, scaled_squares_op{},
                                                   root_finish<double>{});
   } else {
     using S = std::conditional_t<std::is_same_v<T, __half>, float, double>;
-    return make_statistic<S>(device::transform_load<S, square_to<S>>{}, plus{}, root_finish<F>{});
+    return make_statistic<S>(thread::transform_load<S, square_to<S>>{}, plus{}, root_finish<F>{});
   }
 }
 
@@ -190,20 +190,20 @@ template <class T>
 auto logsumexp_statistic() {
   static_assert(is_floating<T>, "cured: logsumexp takes float, double, __half or __nv_bfloat16");
   using F = statistic_t<T>;
-  return make_statistic<log_sum_exp<F>>(device::transform_load<F, device::identity_transform>{}, log_sum_exp_op{},
+  return make_statistic<log_sum_exp<F>>(thread::transform_load<F, thread::identity_transform>{}, log_sum_exp_op{},
                                         log_sum_exp_finish<F>{});
 }
 
 template <class T>
 auto count_nonzero_statistic() {
-  return make_statistic<std::int64_t>(device::transform_load<std::int64_t, nonzero<std::int64_t>>{}, plus{}, keep{});
+  return make_statistic<std::int64_t>(thread::transform_load<std::int64_t, nonzero<std::int64_t>>{}, plus{}, keep{});
 }
 
 /// any (All false) or all: the largest or smallest of 1 per nonzero element, 0 per zero.
 template <bool All, class T>
 auto truth_statistic() {
   using op = std::conditional_t<All, minimum, maximum>;
-  return make_statistic<unsigned>(device::transform_load<unsigned, nonzero<unsigned>>{}, op{}, truth_finish{});
+  return make_statistic<unsigned>(thread::transform_load<unsigned, nonzero<unsigned>>{}, op{}, truth_finish{});
 }
 
 /// Whether p names a norm cured computes: 1, 2 or inf; throws otherwise.

@@ -29,7 +29,7 @@
 namespace cured::device {
 
 template <class T>
-using arg_local = arg_pair<std::int32_t, T>;
+using arg_local = block::arg_pair<std::int32_t, T>;
 
 /// The identity's key: no element has it (a piece's keys stay below 2^30 + 2 tiles).
 inline constexpr std::int32_t no_local = 0x7fffffff;
@@ -46,13 +46,14 @@ inline constexpr bool arg_vectorizable = alignof(T) == sizeof(T) && sizeof(T) <=
 /// is also read under its own, smaller index, so the copy never wins (equal values go to the
 /// smaller index) and no load needs a predicate.
 template <class Policy, bool Max, class T>
-__device__ __forceinline__ void arg_tile(const vector16<T>* __restrict__ tile, int count, int key0,
+__device__ __forceinline__ void arg_tile(const thread::vector16<T>* __restrict__ tile, int count, int key0,
                                          arg_local<T>& acc, std::uint64_t l2) {
-  using vec = vector16<T>;
+  using vec = thread::vector16<T>;
   constexpr int u_count = Policy::unroll, block = int(Policy::block);
   vec r[u_count];
 #pragma unroll
-  for (int u = 0; u < u_count; ++u) r[u] = load_vector(tile + ::min(int(threadIdx.x) + u * block, count - 1), l2);
+  for (int u = 0; u < u_count; ++u)
+    r[u] = thread::load_vector(tile + ::min(int(threadIdx.x) + u * block, count - 1), l2);
   // One chain in key order: no key comparison needed.
   arg_local<T> m = {0, r[0].v[0]};
 #pragma unroll
@@ -61,7 +62,7 @@ __device__ __forceinline__ void arg_tile(const vector16<T>* __restrict__ tile, i
     for (int k = 0; k < vec::size; ++k)
       if ((u || k) && cured::detail::arg_later<Max>(m.value, r[u].v[k])) m = {u * block * vec::size + k, r[u].v[k]};
   m.index += key0;
-  acc = arg_order<Max>{}(acc, m);
+  acc = block::arg_order<Max>{}(acc, m);
 }
 
 /// How arg_kernel splits in[0, n) among `grid` blocks; made on the host (make_arg_layout), so
@@ -80,8 +81,8 @@ struct arg_layout {
 /// The layout for `grid` blocks, with pieces of at most piece_elements (at most 2^30).
 template <class Policy, class T>
 arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::int64_t piece_elements) {
-  constexpr std::int64_t size = vector16<T>::size, tile_vectors = std::int64_t(Policy::block) * Policy::unroll;
-  const input_span<T> s = span_of(in, n);  // vectorized: arg_vectorizable<T>
+  constexpr std::int64_t size = thread::vector16<T>::size, tile_vectors = std::int64_t(Policy::block) * Policy::unroll;
+  const thread::input_span<T> s = thread::span_of(in, n);  // vectorized: arg_vectorizable<T>
   const std::int64_t head = s.head, vectors = s.vectors;
   const std::int64_t tiles = (vectors + tile_vectors - 1) / tile_vectors, tail_tile = vectors / tile_vectors;
   const bool tail = s.tail < n;
@@ -97,26 +98,26 @@ arg_layout make_arg_layout(const T* in, std::int64_t n, std::int64_t grid, std::
 
 /// finish(arg_minimum (Max false) or arg_maximum (Max true) of in[0, n)) into *out (or
 /// st.done's report words); arg_finish: the pair, index -1 when empty.
-template <class Policy, bool Max, class T, class Finish = arg_finish, class Out = key_value<T>>
+template <class Policy, bool Max, class T, class Finish = thread::arg_finish, class Out = key_value<T>>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(arg_local<T>)>)
-    arg_kernel(Out* __restrict__ out, const launch_state st, const T* __restrict__ in, const arg_layout layout,
+    arg_kernel(Out* __restrict__ out, const grid::launch_state st, const T* __restrict__ in, const arg_layout layout,
                key_value<T>* __restrict__ partials, Finish finish = {}) {
   static_assert(arg_vectorizable<T>);
-  using vec = vector16<T>;
+  using vec = thread::vector16<T>;
   using local = arg_local<T>;
   constexpr unsigned block = Policy::block;
   constexpr int tile_vectors = int(block) * Policy::unroll, tile = tile_vectors * vec::size;
-  using wide = arg_pair<long long, T>;  // the combining block's pairs: the 64-bit index, no padding to carry
+  using wide = block::arg_pair<long long, T>;  // the combining block's pairs: the 64-bit index, no padding to carry
   __shared__ union {
     block::reduce_storage<local, block> keys;
     block::reduce_storage<wide, block> indices;
   } storage;
-  const arg_order<Max> order;
+  const block::arg_order<Max> order;
   const T identity_value = Max ? cured::detail::lowest<T>() : cured::detail::highest<T>();
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
   const vec* __restrict__ body = reinterpret_cast<const vec*>(in + layout.head);
-  const unsigned ticket = draw_start_ticket<slot<key_value<T>>::words>(st);
-  const std::uint64_t l2 = l2_policy(st.stream_first);
+  const unsigned ticket = grid::draw_start_ticket<grid::slot<key_value<T>>::words>(st);
+  const std::uint64_t l2 = thread::l2_policy(st.stream_first);
 
   // This block's tiles are b + i * grid for i < iterations. The tail (n - tail_begin elements,
   // fewer than a vector) follows the last vector, in tile `vectors / tile_vectors` (perhaps one
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
     if (t == 0) deliver(out, Out(finish(best)), st.done);
     return;
   }
-  if (hand_over(ticket, best, order, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
+  if (grid::hand_over(ticket, best, order, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
         const wide w = block::reduce<block>(wide{share.index, share.value}, order, storage.indices);
         return key_value<T>{w.index, w.value};
       }))

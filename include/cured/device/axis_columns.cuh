@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(Policy::block, 3)
   __shared__ Acc shared[block / 2][V];
   const unsigned t = threadIdx.x, width = 1u << shape.width_log2, height = block >> shape.width_log2;
   const unsigned tx = t & (width - 1), ty = t >> shape.width_log2;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
   for (std::int64_t b = blockIdx.x; b < shape.blocks; b += gridDim.x) {
     const std::int64_t tile_index = b / shape.splits, part = b - tile_index * shape.splits;
     const std::int64_t batch = tile_index / shape.tiles, tile = tile_index - batch * shape.tiles;
@@ -152,27 +152,27 @@ __global__ void __launch_bounds__(Policy::block, 3)
       // column).
       const auto add = [&](std::int64_t index, const auto& x) {
         if constexpr (V == 1) {
-          if (shape.ordered) add_later(acc[0], index, x, load, op);
+          if (shape.ordered) thread::add_later(acc[0], index, x, load, op);
           else acc[0] = op(acc[0], load(index, x));
-        } else if constexpr (adds_each<Op, Acc, loaded_t<Load, In>, V>) {
-          loaded_t<Load, In> y[V];
+        } else if constexpr (thread::adds_each<Op, Acc, thread::loaded_t<Load, In>, V>) {
+          thread::loaded_t<Load, In> y[V];
 #pragma unroll
           for (int k = 0; k < V; ++k) y[k] = load(index, x.v[k]);
           op.add_each(acc, y);
         } else {
 #pragma unroll
           for (int k = 0; k < V; ++k) {
-            if (shape.ordered) add_later(acc[k], index, x.v[k], load, op);
+            if (shape.ordered) thread::add_later(acc[k], index, x.v[k], load, op);
             else acc[k] = op(acc[k], load(index, x.v[k]));
           }
         }
       };
       const auto read = [&](std::int64_t at) {
-        if constexpr (V == 1) return load_element(p + at);
-        else return load_vector(reinterpret_cast<const vector16<In>*>(p + at), l2);
+        if constexpr (V == 1) return thread::load_element(p + at);
+        else return thread::load_vector(reinterpret_cast<const thread::vector16<In>*>(p + at), l2);
       };
       std::int64_t r = begin + ty;
-      if constexpr (is_arg_reduction<Load, Op, In>) {
+      if constexpr (thread::is_arg_reduction<Load, Op, In>) {
         // Rows in flat index order, each thread's counted in 32 bits: values and row numbers.
         if (shape.ordered && (end - begin) / height < (std::int64_t(1) << 31)) {
           arg_down_columns<std::is_same_v<Op, arg_maximum>, V, In>(acc, shape.rows, r, end, height, read);
@@ -205,16 +205,16 @@ __global__ void __launch_bounds__(Policy::block, 3)
       write();
       continue;
     }
-    unsigned* const parts = partials + tile_index * shape.splits * (width * V) * word_count<Acc>;
+    unsigned* const parts = partials + tile_index * shape.splits * (width * V) * thread::word_count<Acc>;
     if (ty == 0)
 #pragma unroll
-      for (int k = 0; k < V; ++k) store_part(parts, part * (width * V) + tx * V + k, acc[k]);
-    if (!last_to_arrive(counters + tile_index, unsigned(shape.splits))) continue;
+      for (int k = 0; k < V; ++k) grid::store_part(parts, part * (width * V) + tx * V + k, acc[k]);
+    if (!grid::last_to_arrive(counters + tile_index, unsigned(shape.splits))) continue;
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] = identity;
     for (std::int64_t q = ty; q < shape.splits; q += height)
 #pragma unroll
-      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], load_part<Acc>(parts, q * (width * V) + tx * V + k));
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], grid::load_part<Acc>(parts, q * (width * V) + tx * V + k));
     combine_rows<V, block>(acc, shared, width, op);
     write();
   }

@@ -21,7 +21,7 @@
 #include "cured/exact/fixed_point.cuh"
 #include "cured/grid/split_combine.cuh"
 
-namespace cured::device::exact {
+namespace cured::device {
 
 /// Each element exactly as a double (no flushing of subnormals).
 struct widen_load {
@@ -33,7 +33,7 @@ struct widen_load {
 };
 
 /// The accumulator's identity: -0, so that the estimate stays -0 exactly when every element is.
-constexpr bounded_sum axis_identity{-0.0, 0.0, 0.0};
+constexpr exact::bounded_sum axis_identity{-0.0, 0.0, 0.0};
 
 /// Round to nearest-even from double to float, never flushing subnormals.
 __device__ __forceinline__ float narrow(double x) {
@@ -43,7 +43,7 @@ __device__ __forceinline__ float narrow(double x) {
 }
 
 /// The interval [lo, hi] that holds the exact sum of t, rounded outward.
-__device__ __forceinline__ void interval(const bounded_sum& t, double& lo, double& hi) {
+__device__ __forceinline__ void interval(const exact::bounded_sum& t, double& lo, double& hi) {
   lo = __dadd_rd(t.s, __dsub_rd(t.c, t.bound));
   hi = __dadd_ru(t.s, __dadd_ru(t.c, t.bound));
 }
@@ -51,7 +51,7 @@ __device__ __forceinline__ void interval(const bounded_sum& t, double& lo, doubl
 /// An exact sum of zero: -0 only when every element was -0, that is when the estimate (its
 /// identity -0) is -0 itself.
 template <class Out>
-__device__ __forceinline__ Out exact_zero(const bounded_sum& t) {
+__device__ __forceinline__ Out exact_zero(const exact::bounded_sum& t) {
   return __double_as_longlong(t.s) == std::int64_t(0x8000000000000000ull) ? -Out(0) : Out(0);
 }
 
@@ -59,7 +59,7 @@ __device__ __forceinline__ Out exact_zero(const bounded_sum& t) {
 /// 2^-149) rounds to one float; if so, *r is the exact sum rounded to float. A double cannot
 /// overflow on such elements, so a non-finite estimate comes from the elements themselves: NaN
 /// for NaN or both infinities, else the infinity added.
-__device__ inline bool decide_float(const bounded_sum& t, float* r) {
+__device__ inline bool decide_float(const exact::bounded_sum& t, float* r) {
   if (!isfinite(t.s)) {
     *r = t.s != t.s ? __int_as_float(0x7fc00000) : narrow(t.s);
     return true;
@@ -78,7 +78,7 @@ __device__ inline bool decide_float(const bounded_sum& t, float* r) {
 }
 
 /// As decide_float, for the sum of doubles rounded to double (decide), and an exact zero.
-__device__ inline bool decide_double(const bounded_sum& t, double* r) {
+__device__ inline bool decide_double(const exact::bounded_sum& t, double* r) {
   if (isfinite(t.s) && isfinite(t.c) && isfinite(t.bound)) {
     double lo, hi;
     interval(t, lo, hi);
@@ -87,7 +87,7 @@ __device__ inline bool decide_double(const bounded_sum& t, double* r) {
       return true;
     }
   }
-  return decide(t, r);
+  return exact::decide(t, r);
 }
 
 /// Whether v is a NaN (the mark), by its bits.
@@ -101,11 +101,11 @@ __device__ __forceinline__ bool is_mark(double v) {
 template <class Out>
 struct exact_store {
   Out* out;
-  state* st;
+  exact::state* st;
   std::int64_t n;
-  __device__ __forceinline__ void operator()(std::int64_t at, const bounded_sum& t) const { (*this)(at, t, n); }
+  __device__ __forceinline__ void operator()(std::int64_t at, const exact::bounded_sum& t) const { (*this)(at, t, n); }
   /// For an output of n elements (+0 when there are none).
-  __device__ __forceinline__ void operator()(std::int64_t at, const bounded_sum& t, std::int64_t n) const {
+  __device__ __forceinline__ void operator()(std::int64_t at, const exact::bounded_sum& t, std::int64_t n) const {
     Out r;
     bool decided;
     if (n == 0) {
@@ -130,19 +130,19 @@ struct exact_store {
 __device__ __forceinline__ void exact_digits(double x, std::int64_t& m, int& p, unsigned& flags) {
   m = 0;
   p = 0;
-  if (__double_as_longlong(x) != std::int64_t(0x8000000000000000ull)) flags |= flag_not_neg_zero;
-  if (!isfinite(x)) flags |= special_flags(x);
-  else if (x != 0) decompose(x, m, p);
+  if (__double_as_longlong(x) != std::int64_t(0x8000000000000000ull)) flags |= exact::flag_not_neg_zero;
+  if (!isfinite(x)) flags |= exact::special_flags(x);
+  else if (x != 0) exact::decompose(x, m, p);
 }
 template <class In>
 __device__ __forceinline__ void exact_digits(const In& x, std::int64_t& m, int& p, unsigned& flags) {
   const unsigned bits = __float_as_uint(to_float(x));
   m = 0;
   p = 0;
-  if (bits != 0x80000000u) flags |= flag_not_neg_zero;
+  if (bits != 0x80000000u) flags |= exact::flag_not_neg_zero;
   const unsigned e = (bits >> 23) & 0xff, frac = bits & 0x7fffffu;
   if (e == 0xff) {
-    flags |= frac ? flag_nan : (bits >> 31 ? flag_neg_inf : flag_pos_inf);
+    flags |= frac ? exact::flag_nan : (bits >> 31 ? exact::flag_neg_inf : exact::flag_pos_inf);
     return;
   }
   // A normal float is (frac + 2^23) * 2^(e - 150); a subnormal frac * 2^(1 - 150).
@@ -179,9 +179,9 @@ struct axis_outputs {
 /// the segments' segment_outputs); nothing is read unless outputs.readable().
 template <unsigned Block, class In, class Out, class Outputs>
 __global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict__ in, Outputs outputs,
-                                                           Out* __restrict__ out, state* st) {
-  constexpr int limbs = layout<In>::limbs;
-  __shared__ block_accumulator<limbs> acc;
+                                                           Out* __restrict__ out, exact::state* st) {
+  constexpr int limbs = exact::layout<In>::limbs;
+  __shared__ exact::block_accumulator<limbs> acc;
   __shared__ std::int64_t marked[Block];
   __shared__ unsigned count;
   if (__ldcg(&st->undecided) == 0) return;  // the usual case: every output decided
@@ -220,14 +220,14 @@ __global__ void __launch_bounds__(Block) exact_rest_kernel(const In* __restrict_
         if (threadIdx.x % 32 == 0) acc.add_flags(flags);
         __syncthreads();
         if (threadIdx.x == 0)
-          out[out_at] = round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), limbs, layout<In>::base,
-                                         acc.flags, n == 0);
+          out[out_at] = exact::round_fixed<Out>(reinterpret_cast<const std::int64_t*>(acc.limbs), limbs,
+                                                exact::layout<In>::base, acc.flags, n == 0);
         __syncthreads();
       }
     }
   }
   // The last block to finish leaves the count at zero for the next call.
-  if (last_to_arrive(&st->ticket, gridDim.x) && threadIdx.x == 0) st->undecided = 0;
+  if (grid::last_to_arrive(&st->ticket, gridDim.x) && threadIdx.x == 0) st->undecided = 0;
 }
 
-}  // namespace cured::device::exact
+}  // namespace cured::device

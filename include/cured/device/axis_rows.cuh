@@ -14,13 +14,13 @@
 // depends only on the shape and the launch: results are bit-identical run to run.
 
 #include <cstdint>
-#include <type_traits>
 
 #include "cured/block/block_reduce.cuh"
 #include "cured/device/axis_walk.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
+#include "cured/thread/reduce_row.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -47,100 +47,6 @@ struct row_shape {
 /// Outputs a group of short_rows_kernel takes at a time (the dispatch sizes its grid by it).
 inline constexpr int short_rows_outputs = 4;
 
-/// Element types read as 16-byte vectors.
-template <class In>
-inline constexpr bool vector_element = sizeof(In) < 16 && 16 % sizeof(In) == 0;
-
-/// total op= the reduction of load(index + l * multiplier, p[l * stride]) over the elements
-/// l = lane, lane + lanes, ... of a row of `length` (lanes threads share it, each calling with
-/// its lane). Later: every index is larger than those total holds and multiplier is positive,
-/// so that the arg reductions take each element by one comparison (add_later). Rounds: the last
-/// round of 16-byte vectors predicated (one round trip where a lane has up to four), instead of
-/// one vector at a time after the whole rounds. Narrow
-/// (with Later, a row below 2^31 elements): an arg reduction keeps its best so far with the
-/// element's place in the row as an int, one comparison and a 4-byte index an element.
-template <bool Later = false, bool Rounds = false, bool Narrow = false, class In, class Acc, class Load, class Op>
-__device__ __forceinline__ void reduce_row(Acc& total, const In* p, std::int64_t length, std::int64_t stride,
-                                           std::int64_t index, std::int64_t multiplier, unsigned lane, unsigned lanes,
-                                           bool vectors, std::uint64_t l2, const Load& load, const Op& op) {
-  Acc acc = total;
-  constexpr bool narrow = Later && Narrow && is_arg_reduction<Load, Op, In>;
-  In best{};
-  int best_at = -1;
-  const auto at = [&](std::int64_t l) { return index + l * multiplier; };  // element l's index
-  const auto add = [&](std::int64_t l, const In& x) {
-    if constexpr (narrow) {
-      if (best_at < 0 || detail::arg_later<std::is_same_v<Op, arg_maximum>>(best, x)) {
-        best = x;
-        best_at = int(l);
-      }
-    } else if constexpr (Later) {
-      add_later(acc, at(l), x, load, op);
-    } else {
-      acc = op(acc, load(at(l), x));
-    }
-  };
-  const auto finish = [&] {
-    if constexpr (narrow) {
-      if (best_at >= 0) add_later(acc, at(best_at), best, load, op);
-    }
-    total = acc;
-  };
-  if constexpr (vector_element<In>) {
-    if (vectors && stride == 1) {
-      using vec = vector16<In>;
-      constexpr int size = vec::size;
-      // A whole round of four vectors goes to op.add_all where the op has one.
-      constexpr bool all_of_round = !Later && adds_all<Op, Acc, loaded_t<Load, In>, 4 * size>;
-      const std::int64_t head = unaligned_head(p, length), count = (length - head) / size;
-      const vec* body = reinterpret_cast<const vec*>(p + head);
-      for (std::int64_t l = lane; l < head; l += lanes) add(l, p[l]);
-      // Rounds of four vectors a lane: with Rounds every round's loads predicated, the last (fewer
-      // than four a lane) included; without, whole rounds and then one vector at a time.
-      std::int64_t j = lane;
-      for (; Rounds ? j < count : j + 3 * std::int64_t(lanes) < count; j += 4 * std::int64_t(lanes)) {
-        vec r[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-          r[u] = load_vector(body + (!Rounds || j + u * lanes < count ? j + u * lanes : j), l2);  // (past: j)
-        if constexpr (all_of_round) {
-          if (!Rounds || j + 3 * std::int64_t(lanes) < count) {
-            add_round_at_once(acc, r, [&](int u, int k) { return at(head + (j + u * lanes) * size + k); }, load, op);
-            continue;
-          }
-        }
-        if constexpr (!all_of_round || Rounds) {
-#pragma unroll
-          for (int u = 0; u < 4; ++u)
-            if (!Rounds || j + u * lanes < count)
-#pragma unroll
-              for (int k = 0; k < size; ++k) add(head + (j + u * lanes) * size + k, r[u].v[k]);
-        }
-      }
-      if constexpr (!Rounds) {
-        for (; j < count; j += lanes) {
-          const vec r = load_vector(body + j, l2);
-#pragma unroll
-          for (int k = 0; k < size; ++k) add(head + j * size + k, r.v[k]);
-        }
-      }
-      for (std::int64_t l = head + count * size + lane; l < length; l += lanes) add(l, p[l]);
-      finish();
-      return;
-    }
-  }
-  std::int64_t l = lane;
-  for (; l + 3 * std::int64_t(lanes) < length; l += 4 * std::int64_t(lanes)) {
-    In x[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = load_element(p + (l + u * lanes) * stride);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) add(l + u * lanes, x[u]);
-  }
-  for (; l < length; l += lanes) add(l, load_element(p + l * stride));
-  finish();
-}
-
 /// Lanes threads per output: store(output offset, the output's reduction) for every output.
 /// Blocks of Policy::block threads.
 template <class Policy, int Lanes, class In, class Acc, class Load, class Op, class Store>
@@ -148,7 +54,7 @@ __global__ void __launch_bounds__(Policy::block)
     rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store) {
   constexpr unsigned groups = Policy::block / Lanes;
   const unsigned lane = threadIdx.x % Lanes;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
   // Every thread of a block takes the same trips, so the shuffles see whole warps.
   for (std::int64_t first = std::int64_t(blockIdx.x) * groups; first < shape.outputs;
        first += std::int64_t(gridDim.x) * groups) {
@@ -161,8 +67,8 @@ __global__ void __launch_bounds__(Policy::block)
       for (std::int64_t r = 0; r < shape.rows; ++r) {
         std::int64_t row_at, index;
         shape.outer.at(r, row_at, index);
-        reduce_row(acc, in + in_at + row_at, shape.length, shape.stride, index, shape.multiplier, lane, Lanes,
-                   shape.vectors, l2, load, op);
+        thread::reduce_row(acc, in + in_at + row_at, shape.length, shape.stride, index, shape.multiplier, lane, Lanes,
+                           shape.vectors, l2, load, op);
       }
     }
     acc = warp::reduce<Lanes>(acc, op);
@@ -181,9 +87,9 @@ __global__ void __launch_bounds__(Policy::block, 4)
   constexpr unsigned groups = Policy::block / Lanes;
   constexpr int outputs = short_rows_outputs;
   const unsigned lane = threadIdx.x % Lanes;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
-  const bool vectors = vector_element<In> && shape.vectors && shape.stride == 1;
-  using vec = vector16<In>;
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
+  const bool vectors = thread::vector_element<In> && shape.vectors && shape.stride == 1;
+  using vec = thread::vector16<In>;
   constexpr int size = vec::size;
   const std::int64_t m = shape.multiplier;
   for (std::int64_t first = std::int64_t(blockIdx.x) * groups * outputs; first < shape.outputs;
@@ -202,9 +108,9 @@ __global__ void __launch_bounds__(Policy::block, 4)
       shape.outer.at(0, row_at, index[u]);
       const In* p = in + in_at + row_at;
       if (vectors) {
-        if (lane * size < shape.length) r[u] = load_vector(reinterpret_cast<const vec*>(p) + lane, l2);
+        if (lane * size < shape.length) r[u] = thread::load_vector(reinterpret_cast<const vec*>(p) + lane, l2);
       } else {
-        if (lane < shape.length) x[u] = load_element(p + lane * shape.stride);
+        if (lane < shape.length) x[u] = thread::load_element(p + lane * shape.stride);
       }
     }
 #pragma unroll
@@ -214,9 +120,10 @@ __global__ void __launch_bounds__(Policy::block, 4)
       if (vectors) {
         if (lane * size < shape.length)
 #pragma unroll
-          for (int k = 0; k < size; ++k) add_later(acc[u], index[u] + (lane * size + k) * m, r[u].v[k], load, op);
+          for (int k = 0; k < size; ++k)
+            thread::add_later(acc[u], index[u] + (lane * size + k) * m, r[u].v[k], load, op);
       } else if (lane < shape.length) {
-        add_later(acc[u], index[u] + lane * m, x[u], load, op);
+        thread::add_later(acc[u], index[u] + lane * m, x[u], load, op);
       }
     }
 #pragma unroll
@@ -256,14 +163,14 @@ __global__ void __launch_bounds__(Policy::block, long_rows_min_blocks<Policy, Ac
   const std::int64_t last_row =
       first_row + shape.rows_per_part < shape.rows ? first_row + shape.rows_per_part : shape.rows;
   const unsigned lanes = shape.lanes, lane = t % lanes, together = block / lanes;
-  const std::uint64_t l2 = l2_policy(shape.stream_first);
+  const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
   Acc acc = identity;
   const auto rows = [&](unsigned lane, unsigned lanes, unsigned together) {
     for (std::int64_t r = first_row + t / lanes; r < last_row; r += together) {
       std::int64_t row_at, index;
       shape.outer.at(r, row_at, index);
-      reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
-                 index + begin * shape.multiplier, shape.multiplier, lane, lanes, shape.vectors, l2, load, op);
+      thread::reduce_row(acc, in + in_at + row_at + begin * shape.stride, end - begin, shape.stride,
+                         index + begin * shape.multiplier, shape.multiplier, lane, lanes, shape.vectors, l2, load, op);
     }
   };
   if (shape.lanes == block) rows(t, block, 1);  // the common case, with the block's size known
@@ -273,11 +180,11 @@ __global__ void __launch_bounds__(Policy::block, long_rows_min_blocks<Policy, Ac
     if (t == 0) store(out_at, acc);
     return;
   }
-  unsigned* const parts = partials + o * shape.splits * word_count<Acc>;
-  if (t == 0) store_part(parts, part, acc);
-  if (!last_to_arrive(counters + o, unsigned(shape.splits))) return;
+  unsigned* const parts = partials + o * shape.splits * thread::word_count<Acc>;
+  if (t == 0) grid::store_part(parts, part, acc);
+  if (!grid::last_to_arrive(counters + o, unsigned(shape.splits))) return;
   Acc v = identity;
-  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, load_part<Acc>(parts, k));
+  for (std::int64_t k = t; k < shape.splits; k += block) v = op(v, grid::load_part<Acc>(parts, k));
   v = block::reduce<block>(v, op, storage);
   if (t == 0) store(out_at, v);
 }

@@ -19,7 +19,7 @@
 
 #include "cured/device/exact_sum.cuh"
 
-namespace cured::device::exact {
+namespace cured::device {
 
 /// The product of two halves (an exact float) into the float bins.
 template <unsigned Block>
@@ -33,8 +33,9 @@ struct half_dot_bins {
 /// The product of two floats or bfloat16s (an exact double) into the expansion.
 template <class In, bool Exact>
 struct narrow_dot_expansion {
-  expansion_add<block_accumulator<float_dot_layout::limbs>, float_dot_layout::base, Exact> add;
-  __device__ __forceinline__ expansion operator()(expansion e, In a, In b) const {
+  exact::expansion_add<exact::block_accumulator<exact::float_dot_layout::limbs>, exact::float_dot_layout::base, Exact>
+      add;
+  __device__ __forceinline__ exact::expansion operator()(exact::expansion e, In a, In b) const {
     return add(e, __dmul_rn(widen(to_float(a)), widen(to_float(b))));
   }
 };
@@ -45,29 +46,30 @@ struct narrow_dot_expansion {
 inline __device__ __noinline__ unsigned product_to_shared(unsigned long long* limbs, double a, double b) {
   const bool negative = signbit(a) != signbit(b);
   if (!isfinite(a) || !isfinite(b)) {
-    if (a != a || b != b || a == 0 || b == 0) return flag_nan | flag_not_neg_zero;
-    return (negative ? flag_neg_inf : flag_pos_inf) | flag_not_neg_zero;
+    if (a != a || b != b || a == 0 || b == 0) return exact::flag_nan | exact::flag_not_neg_zero;
+    return (negative ? exact::flag_neg_inf : exact::flag_pos_inf) | exact::flag_not_neg_zero;
   }
   std::int64_t ma, mb;
   int pa, pb;
-  decompose(a, ma, pa);
-  decompose(b, mb, pb);
-  if (ma == 0 || mb == 0) return negative ? 0u : flag_not_neg_zero;
+  exact::decompose(a, ma, pa);
+  exact::decompose(b, mb, pb);
+  if (ma == 0 || mb == 0) return negative ? 0u : exact::flag_not_neg_zero;
   const std::uint64_t ua = std::uint64_t(ma < 0 ? -ma : ma), ub = std::uint64_t(mb < 0 ? -mb : mb);
   const std::uint64_t lo = ua * ub, hi = __umul64hi(ua, ub);  // below 2^106: hi below 2^42
   const std::int64_t low = std::int64_t(lo & ((std::uint64_t(1) << 53) - 1));
   const std::int64_t high = std::int64_t((hi << 11) | (lo >> 53));
   // ma * 2^(pa - 1074) * mb * 2^(pb - 1074): units of 2^-2148 at pa + pb.
-  add_to_shared(limbs, negative ? -low : low, pa + pb);
-  add_to_shared(limbs, negative ? -high : high, pa + pb + 53);
-  return flag_not_neg_zero;
+  exact::add_to_shared(limbs, negative ? -low : low, pa + pb);
+  exact::add_to_shared(limbs, negative ? -high : high, pa + pb + 53);
+  return exact::flag_not_neg_zero;
 }
 
 /// The product of two doubles into the expansion: p and its error, or product_to_shared.
 template <bool Exact>
 struct double_dot_expansion {
-  expansion_add<block_accumulator<double_dot_layout::limbs>, double_dot_layout::base, Exact> add;
-  __device__ __forceinline__ expansion operator()(expansion e, double a, double b) const {
+  exact::expansion_add<exact::block_accumulator<exact::double_dot_layout::limbs>, exact::double_dot_layout::base, Exact>
+      add;
+  __device__ __forceinline__ exact::expansion operator()(exact::expansion e, double a, double b) const {
     const double p = __dmul_rn(a, b), m = fabs(p);
     if (m >= 0x1p-960 && m < 0x1p1000) return add(add(e, p), __fma_rn(a, b, -p));
     e.flags |= product_to_shared(add.acc->limbs, a, b);
@@ -75,4 +77,4 @@ struct double_dot_expansion {
   }
 };
 
-}  // namespace cured::device::exact
+}  // namespace cured::device

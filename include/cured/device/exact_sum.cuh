@@ -40,7 +40,7 @@
 #include "cured/thread/pair_reduce.cuh"
 #include "cured/thread/reduce.cuh"
 
-namespace cured::device::exact {
+namespace cured::device {
 
 // ---- float, bfloat16, half: bins in shared memory -------------------------------------------
 
@@ -108,9 +108,9 @@ __device__ void flush_bins(double* bins, Acc& acc) {
   for (int k = 0; k < nb; ++k) {
     double& b = bins[g * Block + part + k * lanes];
     const double v = b;
-    if (__double_as_longlong(v) != std::int64_t(0x8000000000000000ull)) flags |= flag_not_neg_zero;
+    if (__double_as_longlong(v) != std::int64_t(0x8000000000000000ull)) flags |= exact::flag_not_neg_zero;
     if (isfinite(v)) sum += __double2ll_rn(v * scale);  // exact: an integer below 2^53
-    else flags |= special_flags(v);
+    else flags |= exact::special_flags(v);
     b = -0.0;
   }
   // At most 16 * 32 terms below 2^53: no overflow.
@@ -136,9 +136,9 @@ struct one_input {
   template <class Policy, class Op, class Acc>
   __device__ __forceinline__ Acc reduce(std::int64_t begin, std::int64_t m, Op& op, const Acc& identity,
                                         std::int64_t thread, std::int64_t threads) const {
-    pass_through load;
-    return thread_reduce<Policy>(span_of(in + begin, m), load, op, identity, thread, threads,
-                                 l2_policy(stream_first));
+    thread::pass_through load;
+    return thread::thread_reduce<Policy>(thread::span_of(in + begin, m), load, op, identity, thread, threads,
+                                         thread::l2_policy(stream_first));
   }
 };
 template <class In>
@@ -149,7 +149,8 @@ struct two_inputs {
   template <class Policy, class Op, class Acc>
   __device__ __forceinline__ Acc reduce(std::int64_t begin, std::int64_t m, Op& op, const Acc& identity,
                                         std::int64_t thread, std::int64_t threads) const {
-    return pair_reduce<Policy>(x + begin, y + begin, m, op, identity, thread, threads, l2_policy(stream_first));
+    return thread::pair_reduce<Policy>(x + begin, y + begin, m, op, identity, thread, threads,
+                                       thread::l2_policy(stream_first));
   }
 };
 
@@ -160,11 +161,11 @@ struct two_inputs {
 /// float for the dot products of halves, whose Op makes each product a float). Source:
 /// one_input or two_inputs.
 template <class Policy, class Bin, class Source, class Op, class Dest = float*>
-__global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::int64_t n, Dest out, state* st) {
+__global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::int64_t n, Dest out, exact::state* st) {
   constexpr unsigned Block = Policy::block;
   constexpr int nb = bins_of<Bin>;
   __shared__ double bins[nb * Block];
-  __shared__ block_accumulator<layout<Bin>::limbs> acc;
+  __shared__ exact::block_accumulator<exact::layout<Bin>::limbs> acc;
   for (int k = 0; k < nb; ++k) bins[k * Block + threadIdx.x] = -0.0;
   acc.clear();
   const std::int64_t threads = std::int64_t(gridDim.x) * Block;
@@ -178,7 +179,7 @@ __global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::in
     if constexpr (nb == 1) bins[threadIdx.x] = v;
     flush_bins<Bin, Block>(bins, acc);
   }
-  finish_grid<false>(acc, st, out, layout<Bin>::base, n == 0);
+  exact::finish_grid<false>(acc, st, out, exact::layout<Bin>::base, n == 0);
 }
 
 // ---- double, and the dot products of float, bfloat16 and double: expansions -----------------
@@ -194,10 +195,10 @@ __global__ void __launch_bounds__(Policy::block) bins_kernel(Source src, std::in
 /// shard_sink takes the exact pass alone, which then always runs.
 template <class Policy, class Layout, class Out, class Source, class Op, bool Exact, class Dest = Out*>
 __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
-    expansion_kernel(Source src, std::int64_t n, Dest out, state* st, estimate* slots) {
+    expansion_kernel(Source src, std::int64_t n, Dest out, exact::state* st, exact::estimate* slots) {
   constexpr unsigned warps = Policy::block / 32;
-  __shared__ block_accumulator<Layout::limbs> acc;
-  __shared__ estimate warp_rem[warps];
+  __shared__ exact::block_accumulator<Layout::limbs> acc;
+  __shared__ exact::estimate warp_rem[warps];
   static_assert(Exact || std::is_pointer_v<Dest>, "cured: a shard's sum takes the exact pass alone");
   if constexpr (Exact && std::is_pointer_v<Dest>) {
     if (__ldcg(&st->undecided) == 0) return;  // the usual case: the estimating pass decided
@@ -207,23 +208,24 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
   const std::int64_t threads = std::int64_t(gridDim.x) * Policy::block;
   const std::int64_t thread = std::int64_t(blockIdx.x) * Policy::block + threadIdx.x;
   Op op{&acc};  // the accumulator, the first member of Op (or of its first member)
-  const expansion e =
-      src.template reduce<Policy>(0, n, op, expansion{0.0, 0.0, {0.0, 0.0}, 0u}, thread, threads);
+  const exact::expansion e =
+      src.template reduce<Policy>(0, n, op, exact::expansion{0.0, 0.0, {0.0, 0.0}, 0u}, thread, threads);
   acc.template add_warp<Layout::base>(e.hi);
   acc.template add_warp<Layout::base>(e.lo);
   const unsigned flags = __reduce_or_sync(0xffffffffu, e.flags);
   if (threadIdx.x % 32 == 0) acc.add_flags(flags);
   if constexpr (!Exact) {
-    const estimate w = warp_combine(e.rem);
+    const exact::estimate w = exact::warp_combine(e.rem);
     if (threadIdx.x % 32 == 0) warp_rem[threadIdx.x / 32] = w;
   }
   __syncthreads();
-  estimate rem{0.0, 0.0};
+  exact::estimate rem{0.0, 0.0};
   if (!Exact && threadIdx.x < 32) {
-    const estimate x = warp_combine(threadIdx.x < warps ? warp_rem[threadIdx.x] : estimate{0.0, 0.0});
+    const exact::estimate x =
+        exact::warp_combine(threadIdx.x < warps ? warp_rem[threadIdx.x] : exact::estimate{0.0, 0.0});
     rem = {__shfl_sync(0xffffffffu, x.e, 0), __shfl_sync(0xffffffffu, x.b, 0)};
   }
-  finish_grid<!Exact>(acc, st, out, Layout::base, n == 0, rem, slots);
+  exact::finish_grid<!Exact>(acc, st, out, Layout::base, n == 0, rem, slots);
 }
 
-}  // namespace cured::device::exact
+}  // namespace cured::device

@@ -75,10 +75,10 @@ __device__ __forceinline__ void finish_segments(const segment_scratch& scratch, 
     scratch.ranges[2 * b + 1] = last;
     if (error) atomicOr(scratch.error, error);
   }
-  if (!last_to_arrive(scratch.ticket, unsigned(G))) return;
+  if (!grid::last_to_arrive(scratch.ticket, unsigned(G))) return;
   // The last block: the blocks' ranges of ends meet and cover [0, S).
   bool gap = false;
-  if (!(__ldcg(scratch.error) & segment_offsets_outside)) gap = ranges_gap<B>(scratch.ranges, G, S);
+  if (!(__ldcg(scratch.error) & segment_offsets_outside)) gap = grid::ranges_gap<B>(scratch.ranges, G, S);
   gap = __syncthreads_or(gap);
   const unsigned all = __ldcg(scratch.error) | (gap ? segment_offsets_decrease : 0u);
   if (all) {

@@ -55,7 +55,7 @@ __device__ __forceinline__ chunk_part<Acc> walk_chunk(const int* positions, cons
         seg_begin = seg_end;
         ++e;
       } else {
-        add_later(r.acc, i + el - seg_begin, elements[el], load, op);
+        thread::add_later(r.acc, i + el - seg_begin, elements[el], load, op);
         ++el;
       }
     }

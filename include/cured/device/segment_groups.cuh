@@ -17,9 +17,9 @@
 
 #include <cstdint>
 
-#include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
 #include "cured/thread/element_load.cuh"
+#include "cured/thread/reduce_row.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -59,7 +59,7 @@ __device__ __forceinline__ void reduce_in_groups(const int* positions, const Ele
       lo = e ? positions[e - 1] - (e - 1) : 0;
       hi = positions[e] - e;
       const std::int64_t shift = (e ? 0 : head_before) - lo;
-      for (int x = lo + lane; x < hi; x += g) add_later(acc, x + shift, elements[x], load, op);
+      for (int x = lo + lane; x < hi; x += g) thread::add_later(acc, x + shift, elements[x], load, op);
     }
     for (int o = g / 2; o > 0; o /= 2) acc = op(acc, warp::shuffle_down(acc, o));
     if (e < k && lane == 0) emit(e, acc, hi - lo);
@@ -123,7 +123,7 @@ __device__ __forceinline__ void reduce_medium_in(const std::int64_t* ends, unsig
     if (q < g) {
       a = q ? ends[q - 1] : i;
       z = ends[q];
-      reduce_row<true, (Lanes < 32), true>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
+      thread::reduce_row<true, (Lanes < 32), true>(acc, in + a, z - a, 1, 0, 1, lane, Lanes, vectors, l2, load, op);
     }
     acc = warp::reduce<Lanes>(acc, op);
     if (lane == 0 && q < g) store(s + q, acc, z - a);
@@ -140,7 +140,7 @@ __device__ __forceinline__ void reduce_medium_segments(const std::int64_t* ends,
                                                        unsigned by, const In* __restrict__ in, std::int64_t s,
                                                        std::int64_t i, bool vectors, std::uint64_t l2, Acc identity,
                                                        Load load, Op op, Store store) {
-  constexpr std::int64_t lane_bytes = is_arg_reduction<Load, Op, In> ? 256 : 64;
+  constexpr std::int64_t lane_bytes = thread::is_arg_reduction<Load, Op, In> ? 256 : 64;
   const std::int64_t bytes = (ends[g - 1] - i) * std::int64_t(sizeof(In)), per_lane = std::int64_t(g) * lane_bytes;
   const auto take = [&](auto lanes) {
     reduce_medium_in<decltype(lanes)::value, B>(ends, g, first, by, in, s, i, vectors, l2, identity, load, op, store);

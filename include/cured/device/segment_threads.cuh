@@ -98,7 +98,7 @@ __device__ __forceinline__ void reduce_window(const unsigned (&packed)[R], unsig
     for (int x = int(lane % L); x < most; x += L) {
 #pragma unroll
       for (int r = 0; r < R; ++r)
-        if (x < len[r]) add_later(acc[r], x, load_element(from + at[r] + x), load, op);
+        if (x < len[r]) thread::add_later(acc[r], x, thread::load_element(from + at[r] + x), load, op);
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -187,7 +187,7 @@ __device__ __forceinline__ short_window reduce_short_segments(short_windows<Poli
   for (int x = 0; x < most; ++x) {
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      if (x < length[r]) add_later(acc[r], x, load_element(in + b[r] + x), load, op);
+      if (x < length[r]) thread::add_later(acc[r], x, thread::load_element(in + b[r] + x), load, op);
   }
 #pragma unroll
   for (int r = 0; r < R; ++r) {

@@ -34,13 +34,13 @@
 #include "cured/block/block_reduce.cuh"
 #include "cured/block/partition_point.cuh"
 #include "cured/block/segmented_scan.cuh"
-#include "cured/device/axis_rows.cuh"
 #include "cured/device/segment_args.cuh"
 #include "cured/device/segment_chunks.cuh"
 #include "cured/device/segment_groups.cuh"
 #include "cured/device/segment_threads.cuh"
 #include "cured/grid/split_combine.cuh"
 #include "cured/thread/load.cuh"
+#include "cured/thread/reduce_row.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::device {
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       bool head_open = true;
       Acc run = identity;  // this thread's part of the open segment, from runs
       bool run_dirty = false;
-      const std::uint64_t l2 = l2_policy(shape.stream_first);
+      const std::uint64_t l2 = thread::l2_policy(shape.stream_first);
       if (t == 0) carry = identity;
       __syncthreads();
       std::int64_t known_for = -1, known_end = 0;  // an end fetched ahead: segment known_for's
@@ -113,7 +113,8 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
             known_for = s + 1;
             known_end = off(s + 2);
           }
-          if (!is_gap<Pairs>(s)) reduce_row<true>(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
+          if (!is_gap<Pairs>(s))
+            thread::reduce_row<true>(run, in + i, len, 1, i - begin, 1, t, B, shape.vectors, l2, load, op);
           run_dirty = true;
           i += len;
           d += len;
@@ -169,7 +170,7 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
         if (t == 0) chunk_short = 0;
 #pragma unroll
         for (int r = 0; r < V; ++r)
-          if (t + r * B < staged) stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
+          if (t + r * B < staged) thread::stage_element(elements + t + r * B, in + i + t + r * B, shape.async_copy);
         __pipeline_commit();
         // Its ends: Block (Block * (1 + batch) after a chunk of Block ends or more: one round
         // trip), then batches of Block * batch while every thread's last is inside.
@@ -266,14 +267,14 @@ __global__ void __launch_bounds__(Policy::block, Policy::min_blocks_per_sm)
       const auto block_of_end = [&](std::int64_t j) { return (j + (off(j + 1) - o0)) / per; };
       const auto join = [&](std::int64_t slot, const Acc* part, std::int64_t from, std::int64_t to,
                             std::int64_t segment) {
-        if (t == 0) store_part(scratch.parts, slot, *part);
-        if (!last_to_arrive(scratch.counters + from, unsigned(to - from + 1))) return;
+        if (t == 0) grid::store_part(scratch.parts, slot, *part);
+        if (!grid::last_to_arrive(scratch.counters + from, unsigned(to - from + 1))) return;
         // A segment spanning blocks from..to: `from`'s part after its last end, then the others'
         // before their first end, combined by the last to arrive.
         const std::int64_t count = to - from + 1, each = (count + B - 1) / B;
         Acc r = identity;
         for (std::int64_t q = from + t * each; q < smaller(to + 1, from + (t + 1) * each); ++q)
-          r = op(r, load_part<Acc>(scratch.parts, q == from ? 2 * q + 1 : 2 * q));
+          r = op(r, grid::load_part<Acc>(scratch.parts, q == from ? 2 * q + 1 : 2 * q));
         r = block::reduce<B>(r, op, tmp);
         if (t == 0) store(segment, r, off(segment + 1) - off(segment));
         __syncthreads();

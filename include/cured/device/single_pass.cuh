@@ -29,7 +29,7 @@ namespace cured::device {
 /// threads) covers n elements of In: one block of Policy reduces them without a loop.
 template <class Policy, class In>
 constexpr bool one_round_covers(std::int64_t n) {
-  return n <= std::int64_t(Policy::block) * Policy::unroll * vector16<In>::size;
+  return n <= std::int64_t(Policy::block) * Policy::unroll * thread::vector16<In>::size;
 }
 
 /// finish(op(init, reduction of load(i, input[i]))) into *out (or st.done's report words), as an
@@ -38,25 +38,25 @@ constexpr bool one_round_covers(std::int64_t n) {
 /// launches (docs/PERF.md#clusters-for-middle-sizes). Blocks of Policy::block threads.
 template <class Policy, class In, class Acc, class Load, class Op, class Finish, bool Cluster = false, class Out = Acc>
 __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(Acc)>)
-    single_pass_kernel(Out* __restrict__ out, const launch_state st, const input_span<In> input, Acc init,
+    single_pass_kernel(Out* __restrict__ out, const grid::launch_state st, const thread::input_span<In> input, Acc init,
                        Acc identity, Load load, Op op, Finish finish) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
-  __shared__ cluster_inbox<Acc> inbox;  // block 0's, in a cluster
+  __shared__ grid::cluster_inbox<Acc> inbox;  // block 0's, in a cluster
   const unsigned t = threadIdx.x, b = blockIdx.x, grid = gridDim.x;
-  if constexpr (Cluster) cluster_block_started(inbox);
-  const unsigned ticket = Cluster ? 0 : draw_start_ticket<slot<Acc>::words>(st);
-  Acc v = thread_reduce<Policy>(input, load, op, identity, std::int64_t(b) * block + t, std::int64_t(grid) * block,
-                                l2_policy(st.stream_first));
+  if constexpr (Cluster) grid::cluster_block_started(inbox);
+  const unsigned ticket = Cluster ? 0 : grid::draw_start_ticket<grid::slot<Acc>::words>(st);
+  Acc v = thread::thread_reduce<Policy>(input, load, op, identity, std::int64_t(b) * block + t,
+                                        std::int64_t(grid) * block, thread::l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, storage);
   // In the one thread that holds the whole reduction, after every other write of the launch.
   const auto write_result = [&](const Acc& total) { deliver(out, Out(finish(op(init, total))), st.done); };
   if constexpr (Cluster) {
-    if (combine_in_cluster(v, op, identity, inbox)) write_result(v);
+    if (grid::combine_in_cluster(v, op, identity, inbox)) write_result(v);
   } else if (grid == 1) {
     if (t == 0) write_result(v);
-  } else if (hand_over(ticket, v, op, identity, st,
-                       [&](const Acc& share) { return block::reduce<block>(share, op, storage); })) {
+  } else if (grid::hand_over(ticket, v, op, identity, st,
+                             [&](const Acc& share) { return block::reduce<block>(share, op, storage); })) {
     write_result(v);
   }
 }
@@ -67,11 +67,11 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
 /// the few instructions that place them (docs/PERF.md#small_kernel-for-inputs-of-16-kib-and-less).
 template <class Policy, class In, class Acc, class Load, class Op, class Finish, class Out = Acc>
 __global__ void __launch_bounds__(Policy::block)
-    small_kernel(Out* __restrict__ out, const completion done, const input_span<In> input, Acc init, Acc identity,
-                 Load load, Op op, Finish finish) {
+    small_kernel(Out* __restrict__ out, const completion done, const thread::input_span<In> input, Acc init,
+                 Acc identity, Load load, Op op, Finish finish) {
   constexpr unsigned block = Policy::block;
   __shared__ block::reduce_storage<Acc, block> storage;
-  Acc v = thread_reduce<Policy, true>(input, load, op, identity, threadIdx.x, block, l2_policy(true));
+  Acc v = thread::thread_reduce<Policy, true>(input, load, op, identity, threadIdx.x, block, thread::l2_policy(true));
   v = block::reduce<block>(v, op, storage);
   if (threadIdx.x == 0) deliver(out, Out(finish(op(init, v))), done);
 }

@@ -13,7 +13,7 @@
 #include "cured/exact/fixed_point.cuh"
 #include "cured/exact/warp_round.cuh"
 
-namespace cured::device::exact {
+namespace cured::exact {
 
 /// A finite double as a signed integer m times 2^p units of 2^base (base <= -1074 + p's
 /// shift: the double's own unit 2^-1074 is 2^shift units). Doubles below the unit must be
@@ -267,4 +267,4 @@ __device__ void finish_grid(block_accumulator<Limbs>& acc, state* st, Dest out, 
   }
 }
 
-}  // namespace cured::device::exact
+}  // namespace cured::exact

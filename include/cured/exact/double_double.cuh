@@ -11,7 +11,7 @@
 #include "cured/exact/accumulator.cuh"
 #include "cured/exact/fixed_point.cuh"
 
-namespace cured::device::exact {
+namespace cured::exact {
 
 /// Error-free sum: s + e == a + b exactly (round-to-nearest, no overflow).
 __device__ __forceinline__ void two_sum(double a, double b, double& s, double& e) {
@@ -108,4 +108,4 @@ struct expansion_add {
   }
 };
 
-}  // namespace cured::device::exact
+}  // namespace cured::exact

@@ -22,7 +22,7 @@
 #define CURED_ROLLED
 #endif
 
-namespace cured::device::exact {
+namespace cured::exact {
 
 
 /// Flags carried beside the fixed-point sum.
@@ -221,5 +221,5 @@ CURED_ROLLED
       [&](int end) { return detail::any_below(d, end); });
 }
 
-}  // namespace cured::device::exact
+}  // namespace cured::exact
 #undef CURED_ROLLED

@@ -6,7 +6,7 @@
 //
 //   exact kernel ... finish_grid(acc, st, shard_sink{at, tag}, ...);   // this shard's sum
 //   ... at[r] summed over the shards, limb by limb (ncclAllReduce, int64, sum) ...
-//   round_shards<float, W, base><<<1, 32>>>(total, tag, out, status);  // every rank
+//   device::round_shards<float, W, base><<<1, 32>>>(total, tag, out, status);  // every rank
 //
 // A shard's limbs are digits in [0, 2^32) except the last, which also carries the sign, so
 // the sum of up to 2^29 shards stays below 2^62 per limb, as warp_round needs. Beside the
@@ -21,7 +21,7 @@
 #include "cured/exact/fixed_point.cuh"
 #include "cured/exact/warp_round.cuh"
 
-namespace cured::device::exact {
+namespace cured::exact {
 
 /// One shard's exact sum, or (added limb by limb) several shards'.
 struct shard_sum {
@@ -77,28 +77,4 @@ struct shard_sink {
 /// Set in *status when the shards' tags differ: the ranks called different reductions.
 constexpr unsigned shard_mismatch = 1u;
 
-/// *out = the total of the shards' sums (fixed point of W limbs per lane from 2^Base) rounded
-/// once to Out, and *status = 0; or, when the shards carried tags other than `tag`, only
-/// *status = shard_mismatch. One warp.
-template <class Out, int W, int Base>
-__global__ void __launch_bounds__(32) round_shards(const shard_sum* total, std::int64_t tag, Out* out,
-                                                   unsigned* status) {
-  const unsigned lane = threadIdx.x;
-  const std::int64_t shards = total->shards;
-  if (total->tag != shards * tag || total->tag_square != shards * tag * tag) {
-    if (lane == 0) *status = shard_mismatch;
-    return;
-  }
-  std::int64_t v[W];
-#pragma unroll
-  for (int k = 0; k < W; ++k) v[k] = total->limbs[int(lane) * W + k];
-  unsigned flags = 0;
-  for (int b = 0; b < 4; ++b) flags |= total->flags[b] != 0 ? 1u << b : 0u;
-  const Out r = warp_round<Out>(v, Base, flags, total->nonempty == 0);
-  if (lane == 0) {
-    *out = r;
-    *status = 0;
-  }
-}
-
-}  // namespace cured::device::exact
+}  // namespace cured::exact

@@ -7,7 +7,7 @@
 
 #include "cured/exact/fixed_point.cuh"
 
-namespace cured::device::exact {
+namespace cured::exact {
 
 namespace detail {
 /// Adds the small signed carry c (|c| < 2^31) to the digits d (this lane's W consecutive
@@ -116,4 +116,4 @@ __device__ Out warp_round(const std::int64_t (&v)[W], int base, unsigned flags, 
   return round_magnitude<Out>(msb, base, negative, bits, below);
 }
 
-}  // namespace cured::device::exact
+}  // namespace cured::exact

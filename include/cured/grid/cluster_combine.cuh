@@ -17,7 +17,7 @@
 #include "cured/grid/hand_over.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
-namespace cured::device {
+namespace cured::grid {
 
 /// Most blocks of a cluster (Hopper's non-portable cluster limit; the portable one is 8).
 inline constexpr unsigned max_cluster = 16;
@@ -73,7 +73,7 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
   if (rank != 0) {
     if (t == 0) {
       unsigned w[words];
-      words_of(v, w);
+      thread::words_of(v, w);
       const unsigned to = unsigned(__cvta_generic_to_shared(&inbox.words[rank][0]));
       const unsigned bar = unsigned(__cvta_generic_to_shared(&inbox.arrived));
       unsigned remote_to, remote_bar;
@@ -105,4 +105,4 @@ __device__ __forceinline__ bool combine_in_cluster(Acc& v, Op& op, const Acc& id
 #endif
 }
 
-}  // namespace cured::device
+}  // namespace cured::grid

@@ -17,7 +17,7 @@
 #include "cured/completion.cuh"
 #include "cured/thread/words.cuh"
 
-namespace cured::device {
+namespace cured::grid {
 
 /// A block's partial as the workspace holds it: one 64-bit word per 32 bits of the value, the
 /// upper half a tag (1: published). Each word is written and read whole (single-copy atomic),
@@ -27,7 +27,7 @@ namespace cured::device {
 /// delays the partials it waits for (docs/PERF.md#one-packed-slot-per-block).
 template <class Acc>
 struct slot {
-  static constexpr int words = word_count<Acc>;
+  static constexpr int words = thread::word_count<Acc>;
   static_assert(words <= 32, "cured: accumulator too large for a slot");
   /// Slots one thread of the combining block polls at once (their words all in flight).
   static constexpr int batch = words >= 8 ? 1 : 8 / words;
@@ -65,7 +65,7 @@ struct alignas(16) shared_alone {
 template <class Acc>
 __device__ __forceinline__ void publish(std::uint64_t* s, const Acc& v) {
   unsigned w[slot<Acc>::words];
-  words_of(v, w);
+  thread::words_of(v, w);
 #pragma unroll
   for (int k = 0; k < slot<Acc>::words; ++k) store_relaxed(s + k, (std::uint64_t(1) << 32) | w[k]);
 }
@@ -117,7 +117,7 @@ __device__ __forceinline__ Acc collect_share(std::uint64_t* slots, unsigned firs
         w32[w] = unsigned(x[k][w]);
         store_relaxed(slots + std::size_t(i) * words + w, 0);
       }
-      acc = op(acc, from_words<Acc>(w32));
+      acc = op(acc, thread::from_words<Acc>(w32));
     }
   }
   return acc;
@@ -162,4 +162,4 @@ __device__ __forceinline__ bool hand_over(unsigned ticket, Acc& v, Op& op, const
   return t == 0;
 }
 
-}  // namespace cured::device
+}  // namespace cured::grid

@@ -17,30 +17,33 @@
 
 #include "cured/thread/words.cuh"
 
-namespace cured::device {
+namespace cured::grid {
 
 /// Parts as the workspace holds them: each accumulator in word_count<Acc> 32-bit words, so
 /// that any accumulator (two-byte ones included) is written and read whole.
 template <class Acc>
-inline constexpr std::size_t part_bytes = word_count<Acc> * sizeof(unsigned);
+inline constexpr std::size_t part_bytes = thread::word_count<Acc> * sizeof(unsigned);
 
 /// Writes part `k` of the parts at `parts` (plain stores; last_to_arrive publishes them).
 template <class Acc>
 __device__ __forceinline__ void store_part(unsigned* parts, std::int64_t k, const Acc& v) {
-  unsigned w[word_count<Acc>];
-  words_of(v, w);
+  unsigned w[thread::word_count<Acc>];
+  thread::words_of(v, w);
 #pragma unroll
-  for (int j = 0; j < word_count<Acc>; ++j) parts[k * word_count<Acc> + j] = w[j];
+  for (int j = 0; j < thread::word_count<Acc>; ++j) parts[k * thread::word_count<Acc> + j] = w[j];
 }
 
 /// Reads part `k`, written by another block (at the L2: never a stale line of this SM's L1).
 template <class Acc>
 __device__ __forceinline__ Acc load_part(const unsigned* parts, std::int64_t k) {
-  unsigned w[word_count<Acc>];
+  unsigned w[thread::word_count<Acc>];
 #pragma unroll
-  for (int j = 0; j < word_count<Acc>; ++j)
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(w[j]) : "l"(parts + k * word_count<Acc> + j) : "memory");
-  return from_words<Acc>(w);
+  for (int j = 0; j < thread::word_count<Acc>; ++j)
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                 : "=r"(w[j])
+                 : "l"(parts + k * thread::word_count<Acc> + j)
+                 : "memory");
+  return thread::from_words<Acc>(w);
 }
 
 /// Called by every thread of a block once its threads have stored their parts of the group
@@ -77,4 +80,4 @@ __device__ __forceinline__ bool ranges_gap(const std::int64_t* ranges, std::int6
   return gap;
 }
 
-}  // namespace cured::device
+}  // namespace cured::grid

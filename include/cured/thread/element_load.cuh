@@ -9,7 +9,7 @@
 #include "cured/ops.cuh"
 #include "cured/thread/load.cuh"
 
-namespace cured::device {
+namespace cured::thread {
 
 /// Converts each element to the accumulator, through an optional transform.
 template <class Acc, class Transform>
@@ -120,4 +120,4 @@ __device__ __forceinline__ void add_round_at_once(Acc& acc, const vector16<In> (
   acc = op.add_all(acc, x);
 }
 
-}  // namespace cured::device
+}  // namespace cured::thread

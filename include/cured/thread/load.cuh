@@ -11,7 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace cured::device {
+namespace cured::thread {
 
 /// 16 bytes of T: the unit of every vector load.
 template <class T>
@@ -115,4 +115,4 @@ __device__ __forceinline__ void stage_element(In* dst, const In* src, bool async
   *dst = load_element(src);
 }
 
-}  // namespace cured::device
+}  // namespace cured::thread

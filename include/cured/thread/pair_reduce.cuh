@@ -13,7 +13,7 @@
 
 #include "cured/thread/load.cuh"
 
-namespace cured::device {
+namespace cured::thread {
 
 template <class Policy, class In, class Acc, class Op>
 __device__ __forceinline__ Acc pair_reduce(const In* __restrict__ x, const In* __restrict__ y, std::int64_t n,
@@ -65,4 +65,4 @@ __device__ __forceinline__ Acc pair_reduce(const In* __restrict__ x, const In* _
   return acc;
 }
 
-}  // namespace cured::device
+}  // namespace cured::thread

@@ -14,7 +14,7 @@
 #include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 
-namespace cured::device {
+namespace cured::thread {
 
 /// op over element(integral_constant<int, i>) for i in [Lo, Hi), as a balanced tree.
 template <int Lo, int Hi, class Element, class Op>
@@ -98,4 +98,4 @@ __device__ __forceinline__ Acc thread_reduce(const input_span<In>& s, Load& load
   return acc;
 }
 
-}  // namespace cured::device
+}  // namespace cured::thread

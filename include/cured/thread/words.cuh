@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-namespace cured::device {
+namespace cured::thread {
 
 /// 32-bit words that hold a T.
 template <class T>
@@ -40,4 +40,4 @@ __device__ __forceinline__ void store_whole(T* out, const T& v) {
   }
 }
 
-}  // namespace cured::device
+}  // namespace cured::thread

@@ -24,13 +24,13 @@ private:
   template <bool Up>
   __device__ __forceinline__ static T by_words(const T& v, int offset) {
     static_assert(std::is_trivially_copyable_v<T>, "cured: accumulators must be trivially copyable");
-    constexpr int words = device::word_count<T>;
+    constexpr int words = thread::word_count<T>;
     unsigned in[words], out[words];
-    device::words_of(v, in);
+    thread::words_of(v, in);
 #pragma unroll
     for (int w = 0; w < words; ++w)
       out[w] = Up ? __shfl_up_sync(0xffffffffu, in[w], offset) : __shfl_down_sync(0xffffffffu, in[w], offset);
-    return device::from_words<T>(out);
+    return thread::from_words<T>(out);
   }
 };
 

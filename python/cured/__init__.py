@@ -33,9 +33,6 @@ __all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var"
            "CuredTypeError", "CuredValueError"]
 __version__ = "0.1.0"
 
-_INTEGERS = frozenset((_lib.BOOL, _lib.INT8, _lib.UINT8, _lib.INT16, _lib.INT32, _lib.INT64))
-
-
 def normalize_dims(dim, rank):
     """dim (None, an int, or a sequence of ints, negative from the end) as sorted axes of a
     rank-`rank` array; None and an empty sequence mean every axis, as in torch.sum."""
@@ -85,7 +82,7 @@ def _resolve(op, d, dtype):
     """The op as run on input d and its output's type code: the exact sum of integers is their
     int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
     requested = -1 if dtype is None else d.fw.dtype_code(dtype)
-    if op == _lib.EXACT_SUM and d.dtype in _INTEGERS:
+    if op == _lib.EXACT_SUM and d.dtype not in _lib.FLOATING:
         op = _lib.SUM
     return op, _lib.result_dtype(op, d.dtype, requested)
 
@@ -282,7 +279,7 @@ def aminmax(x, *, dim=None, keepdim=False):
 def vector_norm(x, ord=2, dim=None, keepdim=False):
     """torch.linalg.vector_norm for ord 1, 2 (scaled: no overflow or underflow) and inf; other
     orders raise ValueError."""
-    return _statistic(_lib.NORM, x, dim, keepdim, _order(ord))
+    return _statistic(_lib.VECTOR_NORM, x, dim, keepdim, _order(ord))
 
 
 def logsumexp(x, dim=None, keepdim=False):
@@ -403,7 +400,7 @@ def segment_aminmax(values, offsets, *, check=True):
 
 
 def segment_vector_norm(values, offsets, ord=2, *, check=True):
-    return _segment_statistic(_lib.NORM, values, offsets, check, _order(ord))
+    return _segment_statistic(_lib.VECTOR_NORM, values, offsets, check, _order(ord))
 
 
 def segment_logsumexp(values, offsets, *, check=True):

@@ -78,13 +78,13 @@ _PTR = _lib.POINTER_BYTES
 _ORDER = sys.byteorder
 
 
-def _resolve(op, d, dtype):
-    """The op as run on input d and its output's type code: the exact sum of integers is their
-    int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
+def _resolve(op, d, dtype, segments=False):
+    """The op as run on input d (along axes, or per segment) and its output's type code: the
+    exact sum of integers is their int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
     requested = -1 if dtype is None else d.fw.dtype_code(dtype)
     if op == _lib.EXACT_SUM and d.dtype not in _lib.FLOATING:
         op = _lib.SUM
-    return op, _lib.result_dtype(op, d.dtype, requested)
+    return op, _lib.result_dtype(op, d.dtype, requested, segments)
 
 
 def _plan(op, d, dim, keepdim, dtype):
@@ -322,8 +322,9 @@ def _segment_inputs(values, offsets):
 
 
 def _segment(op, values, offsets, dtype, check):
+    """op of each segment, with the segment family's type rules (SEGMENT_RESULT_DTYPES)."""
     v, o, count = _segment_inputs(values, offsets)
-    op, code = _resolve(op, v, dtype)
+    op, code = _resolve(op, v, dtype, segments=True)
     out, ptr = v.fw.empty((count,), code, v)
     _lib.segment_reduce(op, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count,
                         _lib.pack_array(ptr, code, (count,), (1,)), check, v.stream)
@@ -361,8 +362,10 @@ def segment_exact_sum(values, offsets, *, check=True):
 
 
 def _segment_statistic(stat, values, offsets, check, param=0.0):
+    """stat of each segment (a pair for the two-part ones), with the segment family's type rules
+    (SEGMENT_STATISTIC_DTYPES)."""
     v, o, count = _segment_inputs(values, offsets)
-    code = _lib.statistic_dtype(stat, v.dtype)
+    code = _lib.statistic_dtype(stat, v.dtype, segments=True)
     two = stat in _lib.TWO_PART
     out, ptr = v.fw.empty((count,), code, v)
     second, second_ptr = v.fw.empty((count,), code, v) if two else (None, 0)

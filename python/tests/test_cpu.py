@@ -64,6 +64,22 @@ class TypeRules(unittest.TestCase):
                                                           "elements, not int32"):
             _lib.result_dtype(_lib.EXACT_SUM, _lib.INT32)
 
+    def test_segments_have_their_own_rules(self):
+        """The segmented reductions take the types whose `segments` column is 1, with every sum
+        widening: Python's check is theirs, not the axes' (float16 into float32 once passed
+        Python's check per segment and failed in C)."""
+        for widening in ((_lib.FLOAT16, _lib.FLOAT32), (_lib.BFLOAT16, _lib.FLOAT32), (_lib.FLOAT32, _lib.FLOAT64)):
+            for segments in (False, True):
+                self.assertEqual(_lib.result_dtype(_lib.SUM, *widening, segments=segments), widening[1])
+        self.assertEqual(_lib.result_dtype(_lib.SUM, _lib.INT32, segments=True), _lib.INT64)
+        with self.assertRaisesRegex(TypeError, "segment sum takes int32, int64, float16, bfloat16, float32, float64 "
+                                               "elements, not int8"):
+            _lib.result_dtype(_lib.SUM, _lib.INT8, segments=True)
+        with self.assertRaisesRegex(TypeError, "segment aminmax takes .* not uint8"):
+            _lib.statistic_dtype(_lib.AMINMAX, _lib.UINT8, segments=True)
+        self.assertEqual(_lib.statistic_dtype(_lib.ANY, _lib.INT8, segments=True), _lib.BOOL)
+        self.assertEqual(_lib.statistic_dtype(_lib.COUNT_NONZERO, _lib.BOOL, segments=True), _lib.INT64)
+
 
 class StatisticRules(unittest.TestCase):
     def test_result_types(self):

@@ -87,8 +87,16 @@ class _Torch:
         device = x.get_device()
         return Desc(x.data_ptr(), code, tuple(x.shape), x.stride(), device, self.current_stream(device), self, x)
 
-    def empty(self, shape, code, d):
-        out = self.torch.empty(shape, dtype=self.of_code[code], device=self.torch.device("cuda", d.device))
+    def dtype_of(self, code):
+        """torch's dtype of a cured dtype code."""
+        dtype = self.of_code.get(code)
+        if dtype is None:
+            raise _unsupported("%s (torch has none)" % _lib.DTYPE_NAMES[code])
+        return dtype
+
+    def empty(self, shape, dtype, d):
+        """A new tensor of shape and torch dtype on d's device, and its data pointer."""
+        out = self.torch.empty(shape, dtype=dtype, device=self.torch.device("cuda", d.device))
         return out, out.data_ptr()
 
 
@@ -118,9 +126,14 @@ class _CuPy:
             strides = contiguous_strides(x.shape)
         return Desc(x.data.ptr, code, tuple(x.shape), strides, x.device.id, self.cupy.cuda.get_current_stream().ptr, self, x)
 
-    def empty(self, shape, code, d):
+    def dtype_of(self, code):
+        """CuPy's dtype of a cured dtype code: its name."""
+        return _lib.DTYPE_NAMES[code]
+
+    def empty(self, shape, dtype, d):
+        """A new array of shape and dtype on d's device, and its data pointer."""
         with self.cupy.cuda.Device(d.device):
-            out = self.cupy.empty(shape, dtype=_lib.DTYPE_NAMES[code])
+            out = self.cupy.empty(shape, dtype=dtype)
         return out, out.data.ptr
 
 
@@ -218,6 +231,11 @@ def _framework(name, make):
     if fw is None:
         fw = _frameworks[name] = make()
     return fw
+
+
+def torch_framework():
+    """The torch framework (imports torch)."""
+    return _framework("torch", _Torch)
 
 
 def describe(x):

@@ -3,6 +3,7 @@ Python reads them, the reading of array descriptions, and the errors the C libra
 before it touches CUDA."""
 
 import ctypes
+import inspect
 import itertools
 import unittest
 
@@ -200,6 +201,25 @@ class Tables(unittest.TestCase):
                          _lib.SUCCESS, _lib.last_error())
         self.assertEqual(out.value, _lib.FLOAT32)
         self.assertEqual(_lib.SEGMENT_RESULT_DTYPES[(_lib.SUM, _lib.FLOAT16, _lib.FLOAT32)], _lib.FLOAT32)
+
+
+class PublicNames(unittest.TestCase):
+    def test_all(self):
+        """__all__: public names only, each defined and documented; every op and statistic has
+        its function along axes and per segment."""
+        for name in cured.__all__:
+            self.assertFalse(name.startswith("_"), name)
+            self.assertTrue(inspect.getdoc(getattr(cured, name)), "%s has no docstring" % name)
+        functions = {name for name, f in vars(cured).items()
+                     if inspect.isfunction(f) and f.__module__ == "cured" and not name.startswith("_")}
+        self.assertEqual(functions - set(cured.__all__), {"normalize_dims", "out_shape"})
+        for row in _lib.OPS:
+            name = {"min": "amin", "max": "amax"}.get(row.name, row.name)
+            self.assertIn(name, cured.__all__)
+            self.assertIn("segment_" + name, cured.__all__)
+        for row in _lib.STATISTICS:
+            self.assertIn(row.name, cured.__all__)
+            self.assertIn("segment_" + row.name, cured.__all__)
 
 
 class FakeCai:

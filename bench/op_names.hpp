@@ -16,7 +16,7 @@ namespace cured::bench {
 /// statistics of the whole input (bench/ops.cuh).
 inline constexpr std::array<std::string_view, 15> op_names_in_order = {
     "sum", "exact_sum", "min",  "max",       "argmin",        "argmax", "exact_dot", "dot", "mean", "var_mean",
-    "aminmax", "norm", "logsumexp", "count_nonzero", "any"};
+    "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any"};
 
 /// The ops of axis workloads (--shape, --axes-grid): every op.
 inline constexpr std::array<std::string_view, 6> axis_op_names_in_order = {"sum",    "exact_sum", "min",

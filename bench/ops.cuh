@@ -281,14 +281,14 @@ struct dot_op {
 /// The one-pass statistics (cured/statistics.cuh), checked against the long double
 /// reference within each method's bound (harness/statistics_reference.hpp): mean, var_mean
 /// (ddof 1), aminmax, norm (p = 2), logsumexp, count_nonzero, any.
-enum class statistic { mean, var_mean, aminmax, norm, logsumexp, count_nonzero, any };
+enum class statistic { mean, var_mean, aminmax, vector_norm, logsumexp, count_nonzero, any };
 
 template <statistic S>
 struct statistic_op {
   static constexpr std::string_view name = S == statistic::mean          ? "mean"
                                            : S == statistic::var_mean      ? "var_mean"
                                            : S == statistic::aminmax       ? "aminmax"
-                                           : S == statistic::norm          ? "norm"
+                                           : S == statistic::vector_norm          ? "vector_norm"
                                            : S == statistic::logsumexp     ? "logsumexp"
                                            : S == statistic::count_nonzero ? "count_nonzero"
                                                                            : "any";
@@ -296,7 +296,7 @@ struct statistic_op {
   static constexpr bool ladder = false;
   /// The element types it takes: floating ones for the moments, norms and logsumexp.
   template <class T>
-  static constexpr bool takes = !(S == statistic::mean || S == statistic::var_mean || S == statistic::norm ||
+  static constexpr bool takes = !(S == statistic::mean || S == statistic::var_mean || S == statistic::vector_norm ||
                                   S == statistic::logsumexp) ||
                                 harness::floating_input<T>;
 
@@ -305,7 +305,7 @@ struct statistic_op {
     if constexpr (S == statistic::mean) return cured::mean(d, n, s);
     else if constexpr (S == statistic::var_mean) return cured::var_mean(d, n, 1.0, s);
     else if constexpr (S == statistic::aminmax) return cured::aminmax(d, n, s);
-    else if constexpr (S == statistic::norm) return cured::norm(d, n, 2.0, s);
+    else if constexpr (S == statistic::vector_norm) return cured::vector_norm(d, n, 2.0, s);
     else if constexpr (S == statistic::logsumexp) return cured::logsumexp(d, n, s);
     else if constexpr (S == statistic::count_nonzero) return cured::count_nonzero(d, n, s);
     else return cured::any(d, n, s);
@@ -335,7 +335,7 @@ struct statistic_op {
         a.parts = 2;
         a.part[0] = n ? double(r.min) : harness::as_double(minimum::identity<T>());
         a.part[1] = n ? double(r.max) : harness::as_double(maximum::identity<T>());
-      } else if constexpr (S == statistic::norm) {
+      } else if constexpr (S == statistic::vector_norm) {
         const double squares_u = std::is_same_v<T, __half> || std::is_same_v<T, double> ? u : 0x1p-53;
         const long double l2 = std::sqrt(r.squares);
         a.part[0] = double(l2), a.part_bound[0] = double((1.01 * u + k * squares_u) * l2);
@@ -359,7 +359,7 @@ struct statistic_op {
     if constexpr (S == statistic::mean) cured::mean_async(in.d, in.n, d, ws, s);
     else if constexpr (S == statistic::var_mean) cured::var_mean_async(in.d, in.n, d, 1.0, ws, s);
     else if constexpr (S == statistic::aminmax) cured::aminmax_async(in.d, in.n, d, ws, s);
-    else if constexpr (S == statistic::norm) cured::norm_async(in.d, in.n, d, 2.0, ws, s);
+    else if constexpr (S == statistic::vector_norm) cured::vector_norm_async(in.d, in.n, d, 2.0, ws, s);
     else if constexpr (S == statistic::logsumexp) cured::logsumexp_async(in.d, in.n, d, ws, s);
     else if constexpr (S == statistic::count_nonzero) cured::count_nonzero_async(in.d, in.n, d, ws, s);
     else cured::any_async(in.d, in.n, d, ws, s);
@@ -375,7 +375,7 @@ struct statistic_op {
 /// The table, in the order of op_names_in_order.
 using op_entries = std::tuple<sum_op, exact_sum_op, extreme_op<false>, extreme_op<true>, arg_op<false>, arg_op<true>,
                               exact_dot_op, dot_op, statistic_op<statistic::mean>, statistic_op<statistic::var_mean>,
-                              statistic_op<statistic::aminmax>, statistic_op<statistic::norm>,
+                              statistic_op<statistic::aminmax>, statistic_op<statistic::vector_norm>,
                               statistic_op<statistic::logsumexp>, statistic_op<statistic::count_nonzero>,
                               statistic_op<statistic::any>>;
 

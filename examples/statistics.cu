@@ -29,17 +29,17 @@ void run() {
 
   // docs:begin statistics-whole
   cured::var_mean_result<float> vm = cured::var_mean(d_x, n);  // {var, mean}, ddof 1 as torch
-  float population_std = cured::stddev(d_x, n, 0.0);           // ddof 0
+  float population_std = cured::std(d_x, n, 0.0);           // ddof 0
   cured::min_max<float> range = cured::aminmax(d_x, n);        // {min, max}, NaN propagates
-  float l2 = cured::norm(d_x, n);                              // p = 2: no overflow, no underflow
-  float l1 = cured::norm(d_x, n, 1.0), linf = cured::norm(d_x, n, INFINITY);
+  float l2 = cured::vector_norm(d_x, n);                              // p = 2: no overflow, no underflow
+  float l1 = cured::vector_norm(d_x, n, 1.0), linf = cured::vector_norm(d_x, n, INFINITY);
   float lse = cured::logsumexp(d_x, n);
   std::int64_t nonzero = cured::count_nonzero(d_x, n);
   bool some = cured::any(d_x, n), every = cured::all(d_x, n);
   // docs:end statistics-whole
   expect(std::fabs(vm.var - deviations / double(n - 1)) < 1e-4 * vm.var, "var", vm.var, deviations / double(n - 1));
   expect(std::fabs(vm.mean - mean) < 1e-4, "mean", vm.mean, mean);
-  expect(std::fabs(population_std - std::sqrt(deviations / double(n))) < 1e-4, "stddev", population_std,
+  expect(std::fabs(population_std - std::sqrt(deviations / double(n))) < 1e-4, "std", population_std,
          std::sqrt(deviations / double(n)));
   expect(range.min == 993.75f && range.max == 1006.25f, "aminmax", range.min, 993.75);
   expect(std::fabs(l2 - std::sqrt(squares)) < 1e-6 * std::sqrt(squares), "norm 2", l2, std::sqrt(squares));

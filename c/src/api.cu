@@ -61,65 +61,55 @@ cured_status guarded(F&& f) noexcept {
 
 [[noreturn]] void fail(const std::string& what) { throw invalid("cured: " + what); }
 
-bool is_floating(std::int32_t t) {
-  return t == CURED_FLOAT16 || t == CURED_BFLOAT16 || t == CURED_FLOAT32 || t == CURED_FLOAT64;
-}
+/// The calls that take the rules' types: along axes (and whole arrays), or per segment.
+enum class family { axes, segments };
 
-bool is_dtype(std::int32_t t) { return t >= 0 && t < CURED_DTYPE_COUNT; }
+[[noreturn]] void refuse(const std::string& what) { throw unsupported("cured: " + what); }
 
 /// The output type of op on in (requested -1: the default); throws unsupported when none.
-std::int32_t result_dtype(std::int32_t op, std::int32_t in, std::int32_t requested) {
+std::int32_t result_dtype(std::int32_t op, std::int32_t in, std::int32_t requested, family f) {
   if (op < 0 || op >= CURED_OP_COUNT) fail("unknown op " + std::to_string(op));
-  if (!is_dtype(in)) throw unsupported("cured: unknown element type " + std::to_string(in));
+  if (!is_dtype(in)) refuse("unknown element type " + std::to_string(in));
+  const cured_reduction_info& row = op_rows[op];
+  if (f == family::segments && !in_segments(in))
+    refuse(std::string("no segmented ") + row.name + " of " + dtype_name(in));
   std::int32_t def = in;
-  bool provided = requested == -1;
-  switch (op) {
-    case CURED_SUM:
-      def = is_floating(in) ? in : CURED_INT64;
-      // Floating sums into a wider floating type: half and bfloat16 into float, float into double.
-      provided = provided || requested == def || (requested == CURED_FLOAT32 && (in == CURED_FLOAT16 || in == CURED_BFLOAT16)) ||
-                 (requested == CURED_FLOAT64 && in == CURED_FLOAT32);
+  switch (row.result) {
+    case CURED_RESULT_SUM: def = sum_default(in); break;
+    case CURED_RESULT_INDEX: def = CURED_INT64; break;
+    case CURED_RESULT_EXACT:
+      if (!is_floating(in)) refuse(std::string(row.name) + " takes floating elements, not " + dtype_name(in));
+      def = float_result(in);
       break;
-    case CURED_MIN:
-    case CURED_MAX: provided = provided || requested == in; break;
-    case CURED_ARGMIN:
-    case CURED_ARGMAX:
-      def = CURED_INT64;
-      provided = provided || requested == def;
-      break;
-    case CURED_EXACT_SUM:
-      if (!is_floating(in)) throw unsupported(std::string("cured: exact_sum takes floating elements, not ") + dtype_name(in));
-      def = in == CURED_FLOAT64 ? CURED_FLOAT64 : CURED_FLOAT32;
-      provided = provided || requested == def;
-      break;
+    default: break;
   }
-  if (!provided)
-    throw unsupported(std::string("cured: no ") + (op == CURED_SUM ? "sum" : "result") + " of " + dtype_name(in) +
-                      " as " + (is_dtype(requested) ? dtype_name(requested) : std::to_string(requested).c_str()));
-  return requested == -1 ? def : requested;
+  if (requested == -1 || requested == def) return def;
+  if (row.result == CURED_RESULT_SUM && sum_provided(in, requested)) return requested;
+  refuse(std::string("no ") + row.name + " of " + dtype_name(in) + " as " +
+         (is_dtype(requested) ? dtype_name(requested) : std::to_string(requested).c_str()));
 }
 
 const char* statistic_name(std::int32_t s) {
-  static const char* const names[] = {"mean", "var",       "std",           "var_mean", "std_mean", "norm",
-                                      "logsumexp", "aminmax", "count_nonzero", "any",      "all"};
-  return s >= 0 && s < CURED_STATISTIC_COUNT ? names[s] : "an unknown statistic";
+  return s >= 0 && s < CURED_STATISTIC_COUNT ? statistic_rows[s].name : "an unknown statistic";
 }
 
-bool two_part(std::int32_t s) { return s == CURED_VAR_MEAN || s == CURED_STD_MEAN || s == CURED_AMINMAX; }
+bool two_part(std::int32_t s) { return statistic_rows[s].parts == 2; }
 
 /// The output type of a statistic on in; throws unsupported when none.
-std::int32_t statistic_dtype(std::int32_t s, std::int32_t in) {
+std::int32_t statistic_dtype(std::int32_t s, std::int32_t in, family f) {
   if (s < 0 || s >= CURED_STATISTIC_COUNT) fail("unknown statistic " + std::to_string(s));
-  if (!is_dtype(in)) throw unsupported("cured: unknown element type " + std::to_string(in));
-  switch (s) {
-    case CURED_AMINMAX: return in;
-    case CURED_COUNT_NONZERO: return CURED_INT64;
-    case CURED_ANY:
-    case CURED_ALL: return CURED_BOOL;
+  if (!is_dtype(in)) refuse("unknown element type " + std::to_string(in));
+  const cured_reduction_info& row = statistic_rows[s];
+  const bool counts = row.result == CURED_RESULT_COUNT || row.result == CURED_RESULT_TRUTH;
+  if (f == family::segments && !counts && !in_segments(in))
+    refuse(std::string("no segmented ") + row.name + " of " + dtype_name(in));
+  switch (row.result) {
+    case CURED_RESULT_SAME: return in;
+    case CURED_RESULT_COUNT: return CURED_INT64;
+    case CURED_RESULT_TRUTH: return CURED_BOOL;
     default:
-      if (!is_floating(in))
-        throw unsupported(std::string("cured: ") + statistic_name(s) + " takes floating elements, not " + dtype_name(in));
-      return in == CURED_FLOAT64 ? CURED_FLOAT64 : CURED_FLOAT32;
+      if (!is_floating(in)) refuse(std::string(row.name) + " takes floating elements, not " + dtype_name(in));
+      return float_result(in);
   }
 }
 
@@ -133,10 +123,10 @@ void check_array(const cured_array* a, const char* what) {
          " bytes)");
 }
 
-void check_output_type(std::int32_t op, std::int32_t in, const cured_array& out, const char* what) {
+void check_output_type(std::int32_t op, std::int32_t in, const cured_array& out, family f) {
   // A sum's output chooses its type among those provided; the other ops have one.
-  const std::int32_t expected = result_dtype(op, in, op == CURED_SUM ? out.dtype : -1);
-  if (expected != out.dtype) fail(std::string(what) + " is " + dtype_name(out.dtype) + ", not " + dtype_name(expected));
+  const std::int32_t expected = result_dtype(op, in, op == CURED_SUM ? out.dtype : -1, f);
+  if (expected != out.dtype) fail(std::string("the output is ") + dtype_name(out.dtype) + ", not " + dtype_name(expected));
 }
 
 /// Makes the device of `data` (device or managed memory) this runtime's current device: the
@@ -201,9 +191,10 @@ workspace& default_workspace(const void* data, cudaStream_t stream) {
 }
 
 /// The statistic's outputs checked: their types, and a second exactly for the two-part ones.
-void check_statistic_outputs(std::int32_t s, std::int32_t in, const cured_array* out, const cured_array* second) {
+void check_statistic_outputs(std::int32_t s, std::int32_t in, const cured_array* out, const cured_array* second,
+                             family f) {
   check_array(out, "the output");
-  const std::int32_t t = statistic_dtype(s, in);
+  const std::int32_t t = statistic_dtype(s, in, f);
   if (out->dtype != t) fail(std::string("the output is ") + dtype_name(out->dtype) + ", not " + dtype_name(t));
   if (two_part(s) != (second != nullptr))
     fail(std::string(statistic_name(s)) + (second ? " has one output: second must be null" : " needs a second output"));
@@ -243,18 +234,16 @@ axes axes_of(const std::int32_t* list, std::int32_t count) {
   return a;
 }
 
+template <class Info>
+cured_status query(const Info* rows, int32_t count, int32_t code, Info* info) {
+  return guarded([&] {
+    if (!info) fail("info is null");
+    if (code < 0 || code >= count) fail("no row " + std::to_string(code) + " (0.." + std::to_string(count - 1) + ")");
+    *info = rows[code];
+  });
+}
+
 }  // namespace
-
-const char* dtype_name(std::int32_t dtype) {
-  static const char* const names[] = {"bool",     "int8",     "uint8",   "int16",   "int32",
-                                      "int64",    "float16",  "bfloat16", "float32", "float64"};
-  return is_dtype(dtype) ? names[dtype] : "an unknown type";
-}
-
-std::size_t dtype_bytes(std::int32_t dtype) {
-  static const std::size_t bytes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return is_dtype(dtype) ? bytes[dtype] : 1;
-}
 
 }  // namespace cured::capi
 
@@ -266,10 +255,29 @@ int32_t cured_abi_version(void) { return CURED_C_ABI_VERSION; }
 
 const char* cured_last_error(void) { return last_error.c_str(); }
 
+cured_status cured_dtype_query(int32_t dtype, cured_dtype_info* info) {
+  return query(dtype_rows, CURED_DTYPE_COUNT, dtype, info);
+}
+
+cured_status cured_op_query(int32_t op, cured_reduction_info* info) {
+  return query(op_rows, CURED_OP_COUNT, op, info);
+}
+
+cured_status cured_statistic_query(int32_t statistic, cured_reduction_info* info) {
+  return query(statistic_rows, CURED_STATISTIC_COUNT, statistic, info);
+}
+
 cured_status cured_result_dtype(int32_t op, int32_t in, int32_t requested, int32_t* out) {
   return guarded([&] {
     if (!out) fail("out is null");
-    *out = result_dtype(op, in, requested);
+    *out = result_dtype(op, in, requested, family::axes);
+  });
+}
+
+cured_status cured_segment_result_dtype(int32_t op, int32_t in, int32_t requested, int32_t* out) {
+  return guarded([&] {
+    if (!out) fail("out is null");
+    *out = result_dtype(op, in, requested, family::segments);
   });
 }
 
@@ -278,7 +286,7 @@ cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes
   return guarded([&] {
     check_array(in, "the input");
     check_array(out, "the output");
-    check_output_type(op, in->dtype, *out, "the output");
+    check_output_type(op, in->dtype, *out, family::axes);
     const bool arg = op == CURED_ARGMIN || op == CURED_ARGMAX;
     if (values) {
       if (!arg) fail("values are given only to argmin and argmax");
@@ -306,7 +314,7 @@ cured_status cured_segment_reduce(int32_t op, const cured_array* values, const i
   return guarded([&] {
     check_array(values, "the values");
     check_array(out, "the output");
-    check_output_type(op, values->dtype, *out, "the output");
+    check_output_type(op, values->dtype, *out, family::segments);
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     switch (op) {
       case CURED_SUM: return segment_sum(c, values->dtype, *out);
@@ -322,7 +330,14 @@ cured_status cured_segment_reduce(int32_t op, const cured_array* values, const i
 cured_status cured_statistic_dtype(int32_t statistic, int32_t in, int32_t* out) {
   return guarded([&] {
     if (!out) fail("out is null");
-    *out = statistic_dtype(statistic, in);
+    *out = statistic_dtype(statistic, in, family::axes);
+  });
+}
+
+cured_status cured_segment_statistic_dtype(int32_t statistic, int32_t in, int32_t* out) {
+  return guarded([&] {
+    if (!out) fail("out is null");
+    *out = statistic_dtype(statistic, in, family::segments);
   });
 }
 
@@ -331,14 +346,21 @@ cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, co
                                     cured_workspace ws) {
   return guarded([&] {
     check_array(in, "the input");
-    check_statistic_outputs(statistic, in->dtype, out, second);
+    check_statistic_outputs(statistic, in->dtype, out, second, family::axes);
     const cured::axes along = axes_of(axes_list, naxes);
     const auto s = static_cast<cudaStream_t>(stream);
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
     const statistic_call st{statistic, param, second};
-    if (statistic <= CURED_STD_MEAN) return axis_moments(st, *in, along, *out, w, s);
-    if (statistic <= CURED_LOGSUMEXP) return axis_norms(st, *in, along, *out, w, s);
-    return axis_counts(st, *in, along, *out, w, s);
+    switch (statistic) {
+      case CURED_MEAN:
+      case CURED_VAR:
+      case CURED_STD:
+      case CURED_VAR_MEAN:
+      case CURED_STD_MEAN: return axis_moments(st, *in, along, *out, w, s);
+      case CURED_VECTOR_NORM:
+      case CURED_LOGSUMEXP: return axis_norms(st, *in, along, *out, w, s);
+      default: return axis_counts(st, *in, along, *out, w, s);
+    }
   });
 }
 
@@ -347,10 +369,11 @@ cured_status cured_segment_statistic(int32_t statistic, const cured_array* value
                                      uint32_t* status, int32_t check, void* stream, cured_workspace ws) {
   return guarded([&] {
     check_array(values, "the values");
-    check_statistic_outputs(statistic, values->dtype, out, second);
+    check_statistic_outputs(statistic, values->dtype, out, second, family::segments);
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     const statistic_call st{statistic, param, second};
-    if (statistic <= CURED_LOGSUMEXP) return segment_floating_statistic(st, c, values->dtype, *out);
+    const std::int32_t result = statistic_rows[statistic].result;
+    if (result == CURED_RESULT_MOMENT) return segment_floating_statistic(st, c, values->dtype, *out);
     return segment_counts(st, c, values->dtype, *out);
   });
 }

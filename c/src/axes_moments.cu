@@ -11,7 +11,6 @@ void axis_moments(const statistic_call& st, const cured_array& in, const axes& a
   with_floating(in.dtype, "mean, var and std", [&](auto t) {
     using T = typename decltype(t)::type;
     using F = statistic_t<T>;
-    using detail::statistic_kind;
     const strided_view<const T> x = as_view<const T>(in);
     const strided_view<F> o = as_view<F>(out);
     strided_view<F> mean;
@@ -20,12 +19,10 @@ void axis_moments(const statistic_call& st, const cured_array& in, const axes& a
     switch (st.statistic) {
       case CURED_MEAN: return mean_async(x, along, o, ws, s);
       case CURED_VAR:
-      case CURED_VAR_MEAN:
-        return detail::axis_statistic(x, along, o, means, detail::var_statistic<statistic_kind::var_mean, T>(st.param),
-                                      "means", ws, s);
-      default:
-        return detail::axis_statistic(x, along, o, means, detail::var_statistic<statistic_kind::std_mean, T>(st.param),
-                                      "means", ws, s);
+      case CURED_VAR_MEAN: return var_mean_async(x, along, o, means, st.param, ws, s);
+      case CURED_STD:
+      case CURED_STD_MEAN: return std_mean_async(x, along, o, means, st.param, ws, s);
+      default: throw std::logic_error(std::string("cured: ") + statistic_rows[st.statistic].name + " is not a moment");
     }
   });
 }

@@ -1,4 +1,4 @@
-// The C interface's norms (p = 1, 2, inf) and logsumexp along axes.
+// The C interface's vector norms (p = 1, 2, inf) and logsumexp along axes.
 
 #include "capi.hpp"
 #include "cured/statistics_axes.cuh"
@@ -7,13 +7,13 @@ namespace cured::capi {
 
 void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                 workspace& ws, cudaStream_t s) {
-  with_floating(in.dtype, "norm and logsumexp", [&](auto t) {
+  with_floating(in.dtype, "vector_norm and logsumexp", [&](auto t) {
     using T = typename decltype(t)::type;
     using F = statistic_t<T>;
     const strided_view<const T> x = as_view<const T>(in);
     const strided_view<F> o = as_view<F>(out);
-    if (st.statistic == CURED_NORM)
-      norm_async(x, along, o, st.param, ws, s);
+    if (st.statistic == CURED_VECTOR_NORM)
+      vector_norm_async(x, along, o, st.param, ws, s);
     else
       logsumexp_async(x, along, o, ws, s);
   });

@@ -1,7 +1,7 @@
 #pragma once
-// The C interface's internals: arrays as views, element types as C++ types, and the entry points
-// of each family, one translation unit each (so the two cores of a build compile them side by
-// side, and each kernel is instantiated once).
+// The C interface's internals: the tables of cured_c.h as C++ (element types as C++ types, the
+// type rules), arrays as views, and the entry points of each family, one translation unit each
+// (so the two cores of a build compile them side by side, and each kernel is instantiated once).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cured/view.cuh"
 #include "cured/workspace.cuh"
@@ -22,47 +23,160 @@ struct unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const char* dtype_name(std::int32_t dtype);
-std::size_t dtype_bytes(std::int32_t dtype);
+// ---- the tables' rows ---------------------------------------------------------------------
+
+#define CURED_DTYPE_ROW_(ENUM, code, name, bytes, kind, dl_code, dl_bits, typestr, segments, Cxx) \
+  cured_dtype_info{name, bytes, kind, dl_code, dl_bits, typestr, segments},
+inline constexpr cured_dtype_info dtype_rows[] = {CURED_DTYPE_TABLE(CURED_DTYPE_ROW_)};
+#undef CURED_DTYPE_ROW_
+
+#define CURED_OP_ROW_(ENUM, code, name, result) cured_reduction_info{name, result, 1, CURED_PARAM_NONE},
+inline constexpr cured_reduction_info op_rows[] = {CURED_OP_TABLE(CURED_OP_ROW_)};
+#undef CURED_OP_ROW_
+
+#define CURED_STATISTIC_ROW_(ENUM, code, name, result, parts, param) cured_reduction_info{name, result, parts, param},
+inline constexpr cured_reduction_info statistic_rows[] = {CURED_STATISTIC_TABLE(CURED_STATISTIC_ROW_)};
+#undef CURED_STATISTIC_ROW_
+
+// Each table's codes are its rows' positions.
+#define CURED_CODE_(ENUM, code, ...) code,
+inline constexpr int dtype_codes[] = {CURED_DTYPE_TABLE(CURED_CODE_)};
+inline constexpr int op_codes[] = {CURED_OP_TABLE(CURED_CODE_)};
+inline constexpr int statistic_codes[] = {CURED_STATISTIC_TABLE(CURED_CODE_)};
+#undef CURED_CODE_
+template <std::size_t N>
+constexpr bool codes_are_positions(const int (&codes)[N]) {
+  for (std::size_t k = 0; k < N; ++k)
+    if (codes[k] != int(k)) return false;
+  return true;
+}
+static_assert(codes_are_positions(dtype_codes) && codes_are_positions(op_codes) &&
+                  codes_are_positions(statistic_codes),
+              "cured_c.h: each table's codes must be 0, 1, 2, ... in the order of its rows");
+
+constexpr bool is_dtype(std::int32_t t) { return t >= 0 && t < CURED_DTYPE_COUNT; }
+constexpr bool is_floating(std::int32_t t) { return is_dtype(t) && dtype_rows[t].kind == CURED_KIND_FLOATING; }
+/// Whether the segmented reductions (other than the counts) take elements of type t.
+constexpr bool in_segments(std::int32_t t) { return is_dtype(t) && dtype_rows[t].segments != 0; }
+inline const char* dtype_name(std::int32_t t) { return is_dtype(t) ? dtype_rows[t].name : "an unknown type"; }
+inline std::size_t dtype_bytes(std::int32_t t) { return is_dtype(t) ? std::size_t(dtype_rows[t].bytes) : 1; }
+
+/// The default sum of t: int64 for integers and bool, t itself for floating types.
+constexpr std::int32_t sum_default(std::int32_t t) { return is_floating(t) ? t : CURED_INT64; }
+
+/// Whether a sum of `in` into `out` is provided: the default, or a row of the widenings' table.
+constexpr bool sum_provided(std::int32_t in, std::int32_t out) {
+  if (!is_dtype(in)) return false;
+  if (out == sum_default(in)) return true;
+#define CURED_WIDENING_(IN, OUT) if (in == CURED_##IN && out == CURED_##OUT) return true;
+  CURED_SUM_WIDENING_TABLE(CURED_WIDENING_)
+#undef CURED_WIDENING_
+  return false;
+}
+
+/// The exact sum's and the floating statistics' type: float32, or float64 for float64.
+constexpr std::int32_t float_result(std::int32_t t) { return t == CURED_FLOAT64 ? CURED_FLOAT64 : CURED_FLOAT32; }
+
+// ---- element types as C++ types -------------------------------------------------------------
 
 template <class T>
 struct tag {
   using type = T;
 };
 
-/// Calls f(tag<T>{}) with the C++ type of a cured_dtype's elements (bool as its byte).
+/// Calls f(std::integral_constant<std::int32_t, t>{}) with t as a constant; unsupported for
+/// codes outside the table.
 template <class F>
-decltype(auto) with_element(std::int32_t dtype, F&& f) {
-  switch (dtype) {
-    case CURED_BOOL:
-    case CURED_UINT8: return f(tag<std::uint8_t>{});
-    case CURED_INT8: return f(tag<std::int8_t>{});
-    case CURED_INT16: return f(tag<std::int16_t>{});
-    case CURED_INT32: return f(tag<std::int32_t>{});
-    case CURED_INT64: return f(tag<std::int64_t>{});
-    case CURED_FLOAT16: return f(tag<__half>{});
-    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
-    case CURED_FLOAT32: return f(tag<float>{});
-    case CURED_FLOAT64: return f(tag<double>{});
-    default: throw unsupported("cured: unknown element type " + std::to_string(dtype));
+decltype(auto) with_code(std::int32_t t, F&& f) {
+  switch (t) {
+#define CURED_CASE_(ENUM, code, ...) \
+  case code: return f(std::integral_constant<std::int32_t, code>{});
+    CURED_DTYPE_TABLE(CURED_CASE_)
+#undef CURED_CASE_
+    default: throw unsupported("cured: unknown element type " + std::to_string(t));
   }
 }
 
-/// with_element for the element types of the segmented reductions (`what` names the op in the
-/// error for others).
+/// The C++ type of a cured_dtype's elements (bool as its byte).
+template <std::int32_t T>
+struct element;
+#define CURED_ELEMENT_(ENUM, code, name, bytes, kind, dl_code, dl_bits, typestr, segments, Cxx) \
+  template <>                                                                                   \
+  struct element<code> {                                                                        \
+    using type = Cxx;                                                                           \
+  };
+CURED_DTYPE_TABLE(CURED_ELEMENT_)
+#undef CURED_ELEMENT_
+template <std::int32_t T>
+using element_t = typename element<T>::type;
+
+/// Calls f(tag<T>{}) with the C++ type of the elements of every type for which Takes(code) holds;
+/// otherwise throws unsupported(refusal()).
+template <class Takes, class Refusal, class F>
+void with_element_if(std::int32_t t, Takes takes, Refusal refusal, F&& f) {
+  with_code(t, [&](auto code) {
+    if constexpr (takes(decltype(code)::value))
+      f(tag<element_t<decltype(code)::value>>{});
+    else
+      throw unsupported(refusal());
+  });
+}
+
+/// with_element_if for every type.
 template <class F>
-void with_segment_element(std::int32_t dtype, const char* what, F&& f) {
-  switch (dtype) {
-    case CURED_INT32: return f(tag<std::int32_t>{});
-    case CURED_INT64: return f(tag<std::int64_t>{});
-    case CURED_FLOAT16: return f(tag<__half>{});
-    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
-    case CURED_FLOAT32: return f(tag<float>{});
-    case CURED_FLOAT64: return f(tag<double>{});
-    default:
-      throw unsupported(std::string("cured: no segmented ") + what + " of " + dtype_name(dtype) +
-                        " (int32, int64, float16, bfloat16, float32, float64)");
-  }
+void with_element(std::int32_t t, F&& f) {
+  with_element_if(t, [](std::int32_t) { return true; }, [] { return std::string(); }, f);
+}
+
+/// The element types of the segmented reductions (`what` names the op in the error for others).
+template <class F>
+void with_segment_element(std::int32_t t, const char* what, F&& f) {
+  with_element_if(t, [](std::int32_t c) { return in_segments(c); },
+                  [&] { return std::string("cured: no segmented ") + what + " of " + dtype_name(t); }, f);
+}
+
+/// The floating element types.
+template <class F>
+void with_floating(std::int32_t t, const char* what, F&& f) {
+  with_element_if(t, [](std::int32_t c) { return is_floating(c); },
+                  [&] { return std::string("cured: ") + what + " takes floating elements, not " + dtype_name(t); }, f);
+}
+
+template <std::size_t Bytes>
+using unsigned_of = std::conditional_t<Bytes == 1, std::uint8_t, std::conditional_t<Bytes == 2, std::uint16_t,
+                                       std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
+
+/// Calls f(tag<T>{}) with a type whose zero elements are those of a cured_dtype's: integers as
+/// the unsigned integers of their size (zero is the same bits), floating types as themselves
+/// (-0.0 is zero).
+template <class F>
+void with_zero_class(std::int32_t t, F&& f) {
+  with_code(t, [&](auto code) {
+    constexpr std::int32_t c = decltype(code)::value;
+    if constexpr (is_floating(c))
+      f(tag<element_t<c>>{});
+    else
+      f(tag<unsigned_of<sizeof(element_t<c>)>>{});
+  });
+}
+
+/// Calls f(tag<In>{}, tag<Out>{}, tag<Acc>{}) for a sum of `in` into `out` that the rules
+/// provide (Acc: float for half and bfloat16 results, else the result's type); Family(in) must
+/// hold too (the segmented sums take fewer input types).
+template <class Family, class F>
+void with_sum(std::int32_t in, std::int32_t out, Family family, F&& f) {
+  with_code(in, [&](auto in_code) {
+    with_code(out, [&](auto out_code) {
+      constexpr std::int32_t I = decltype(in_code)::value, O = decltype(out_code)::value;
+      if constexpr (sum_provided(I, O) && family(I)) {
+        using Out = element_t<O>;
+        using Acc = std::conditional_t<O == CURED_FLOAT16 || O == CURED_BFLOAT16, float, Out>;
+        f(tag<element_t<I>>{}, tag<Out>{}, tag<Acc>{});
+      } else {
+        throw unsupported(std::string("cured: no sum of ") + dtype_name(I) + " into " + dtype_name(O));
+      }
+    });
+  });
 }
 
 /// The view of an array's elements as T (the array's type already checked to be T's).
@@ -100,30 +214,10 @@ struct segment_call {
   cudaStream_t stream;
 };
 
-}  // namespace cured::capi
-
-namespace cured::detail {
-/// cured/segments.cuh's: the blocking forms' course (thread workspace, wait, bad offsets thrown).
-template <class Enqueue>
-void segment_blocking(cudaStream_t stream, Enqueue enqueue);
-}  // namespace cured::detail
-
-namespace cured::capi {
-
-/// Runs `async(ws, status)` (an _async form) on the call's workspace and status word, or, with
-/// check, as the blocking forms run it: on the thread's workspace, waited for, bad offsets thrown.
-template <class Async>
-void segment_run(const segment_call& c, const Async& async) {
-  if (c.check)
-    detail::segment_blocking(c.stream, async);
-  else
-    async(*c.ws, c.status);
-}
-
 // ---- the statistics (axes_moments.cu, axes_norms.cu, axes_counts.cu, segments_statistics.cu,
 // segments_counts.cu) ---------------------------------------------------------------------------
 
-/// Which statistic, its parameter (ddof or p), and its second output (null for one part).
+/// Which statistic, its parameter (correction or p), and its second output (null for one part).
 struct statistic_call {
   std::int32_t statistic;
   double param;
@@ -134,7 +228,7 @@ struct statistic_call {
 /// without the second output: one kernel for both).
 void axis_moments(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                   workspace& ws, cudaStream_t s);
-/// norm and logsumexp of floating elements.
+/// vector_norm and logsumexp of floating elements.
 void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                 workspace& ws, cudaStream_t s);
 /// aminmax, count_nonzero, any and all of any element type.
@@ -143,36 +237,6 @@ void axis_counts(const statistic_call& st, const cured_array& in, const axes& al
 void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
                                 const cured_array& out);
 void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out);
-
-/// Calls f(tag<T>{}) with the C++ type of floating elements; unsupported for others.
-template <class F>
-void with_floating(std::int32_t dtype, const char* what, F&& f) {
-  switch (dtype) {
-    case CURED_FLOAT16: return f(tag<__half>{});
-    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
-    case CURED_FLOAT32: return f(tag<float>{});
-    case CURED_FLOAT64: return f(tag<double>{});
-    default:
-      throw unsupported(std::string("cured: ") + what + " takes floating elements (float16, bfloat16, float32, "
-                        "float64), not " + dtype_name(dtype));
-  }
-}
-
-/// Calls f(tag<T>{}) with a type whose zero elements are those of a cured_dtype's: integers as
-/// the unsigned integers of their size (zero is the same bits), floating types as themselves
-/// (-0.0 is zero).
-template <class F>
-void with_zero_class(std::int32_t dtype, F&& f) {
-  switch (dtype) {
-    case CURED_BOOL:
-    case CURED_INT8:
-    case CURED_UINT8: return f(tag<std::uint8_t>{});
-    case CURED_INT16: return f(tag<std::uint16_t>{});
-    case CURED_INT32: return f(tag<std::uint32_t>{});
-    case CURED_INT64: return f(tag<std::uint64_t>{});
-    default: return with_floating(dtype, "count_nonzero, any and all", f);
-  }
-}
 
 void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out);
 void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out);

@@ -1,6 +1,6 @@
 // The C interface's segmented argmin, argmax and exact sums.
 
-#include "capi.hpp"
+#include "segment_run.hpp"
 #include "cured/segments.cuh"
 
 namespace cured::capi {
@@ -18,20 +18,13 @@ void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_a
 }
 
 void segment_exact(const segment_call& c, std::int32_t in, const cured_array& out) {
-  const auto run = [&](auto t) {
+  with_floating(in, "segmented exact_sum", [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
     const strided_view<exact_result_t<T>> o = as_view<exact_result_t<T>>(out);
     segment_run(c, [&](workspace& ws, unsigned* st) { exact_sum_async(x, c.n, seg, o, ws, c.stream, st); });
-  };
-  switch (in) {
-    case CURED_FLOAT16: return run(tag<__half>{});
-    case CURED_BFLOAT16: return run(tag<__nv_bfloat16>{});
-    case CURED_FLOAT32: return run(tag<float>{});
-    case CURED_FLOAT64: return run(tag<double>{});
-    default: throw unsupported(std::string("cured: segmented exact_sum takes floating elements, not ") + dtype_name(in));
-  }
+  });
 }
 
 }  // namespace cured::capi

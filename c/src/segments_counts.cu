@@ -2,7 +2,7 @@
 // count_nonzero, any and all (every element type, integers through the unsigned type of their
 // size).
 
-#include "capi.hpp"
+#include "segment_run.hpp"
 #include "cured/segments.cuh"
 #include "cured/statistics_segments.cuh"
 

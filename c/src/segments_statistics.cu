@@ -1,7 +1,7 @@
 // The C interface's segmented statistics: the floating ones (mean, var, std, var_mean, std_mean,
-// norm, logsumexp) here, aminmax and the counts in segments_counts.cu.
+// vector_norm, logsumexp) here, aminmax and the counts in segments_counts.cu.
 
-#include "capi.hpp"
+#include "segment_run.hpp"
 #include "cured/segments.cuh"
 #include "cured/statistics_segments.cuh"
 
@@ -9,10 +9,9 @@ namespace cured::capi {
 
 void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
                                 const cured_array& out) {
-  with_floating(in, "segmented mean, var, std, norm and logsumexp", [&](auto t) {
+  with_floating(in, "segmented mean, var, std, vector_norm and logsumexp", [&](auto t) {
     using T = typename decltype(t)::type;
     using F = statistic_t<T>;
-    using detail::statistic_kind;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
     const strided_view<F> o = as_view<F>(out);
@@ -23,17 +22,14 @@ void segment_floating_statistic(const statistic_call& st, const segment_call& c,
       switch (st.statistic) {
         case CURED_MEAN: return mean_async(x, c.n, seg, o, ws, c.stream, status);
         case CURED_VAR:
-        case CURED_VAR_MEAN:
-          return detail::segment_statistic(x, c.n, seg, o, means,
-                                           detail::var_statistic<statistic_kind::var_mean, T>(st.param), "means", ws,
-                                           c.stream, status);
+        case CURED_VAR_MEAN: return var_mean_async(x, c.n, seg, o, means, st.param, ws, c.stream, status);
         case CURED_STD:
-        case CURED_STD_MEAN:
-          return detail::segment_statistic(x, c.n, seg, o, means,
-                                           detail::var_statistic<statistic_kind::std_mean, T>(st.param), "means", ws,
-                                           c.stream, status);
-        case CURED_NORM: return norm_async(x, c.n, seg, o, st.param, ws, c.stream, status);
-        default: return logsumexp_async(x, c.n, seg, o, ws, c.stream, status);
+        case CURED_STD_MEAN: return std_mean_async(x, c.n, seg, o, means, st.param, ws, c.stream, status);
+        case CURED_VECTOR_NORM: return vector_norm_async(x, c.n, seg, o, st.param, ws, c.stream, status);
+        case CURED_LOGSUMEXP: return logsumexp_async(x, c.n, seg, o, ws, c.stream, status);
+        default:
+          throw std::logic_error(std::string("cured: ") + statistic_rows[st.statistic].name +
+                                 " is not a floating statistic");
       }
     };
     segment_run(c, enqueue);

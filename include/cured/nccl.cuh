@@ -54,6 +54,7 @@
 #include "cured/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/ranks.cuh"
+#include "cured/detail/seam.cuh"
 #include "cured/error.cuh"
 #include "cured/ops.cuh"
 #include "cured/workspace.cuh"
@@ -119,7 +120,7 @@ void run(workspace& ws, cudaStream_t stream, const void* out, unsigned* status, 
   try {
     if (check_out) {
       workspace::use use(ws, stream);
-      use.check_pointer(out, 2, "the output");
+      use.check_pointer(out, workspace::role::rank_output, "the output");
       if (status) workspace::check_device_pointer(status, "the status word", ws.device());
     }
     local();
@@ -127,10 +128,10 @@ void run(workspace& ws, cudaStream_t stream, const void* out, unsigned* status, 
     failed = std::current_exception();
     poison_kernel<<<1, 1, 0, stream>>>(send, exact_send);
   }
-  workspace::use use(ws, stream);
-  collective();
-  if (!failed) combine(status ? status : ws.rank_status());
-  use.enqueued();
+  cured::detail::launch_seam(ws, stream, false, "reduction across ranks", [&](workspace::use&) {
+    collective();
+    if (!failed) combine(status ? status : ws.rank_status());
+  });
   if (failed) std::rethrow_exception(failed);
 }
 

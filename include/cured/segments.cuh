@@ -58,28 +58,15 @@ namespace detail {
 template <class Explicit, class T>
 using segment_sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulator_t<std::remove_const_t<T>>, Explicit>;
 
-/// The message of a status word's bits.
-inline std::string segment_error_message(unsigned bits) {
-  std::string m = "bad segment offsets:";
-  if (bits & offsets_outside) m += " offsets[0] < 0 or offsets[count] > n;";
-  if (bits & offsets_decrease) m += " an offset is below the one before it;";
-  m.pop_back();
-  return m;
-}
-
-/// The blocking forms: the asynchronous one on the calling thread's workspace with its status
-/// word in mapped host memory, a wait, then the status.
-template <class Enqueue>
-void segment_blocking(cudaStream_t stream, Enqueue enqueue) {
-  const volatile unsigned* word = nullptr;
-  enqueue_and_wait(stream, [&](workspace& ws) {
-    word = static_cast<const volatile unsigned*>(ws.host_result());
-    enqueue(ws, static_cast<unsigned*>(ws.host_result_on_device()));
-  });
-  if (const unsigned bits = *word) throw_invalid(segment_error_message(bits));
-}
-
 }  // namespace detail
+
+/// Runs enqueue(ws, status), any segmented `_async` call (or several) given the workspace and
+/// status word to use, as the blocking forms run theirs: on the calling thread's workspace,
+/// then waits for the stream, and throws cured::error naming bad offsets.
+template <class Enqueue>
+void run_blocking(cudaStream_t stream, Enqueue enqueue) {
+  detail::segment_blocking(stream, enqueue);
+}
 
 // ---- asynchronous ---------------------------------------------------------------------------
 

@@ -2,28 +2,28 @@
 // One-pass statistics of whole arrays: one kernel launch each, for any n.
 //
 //   auto [var, mean] = cured::var_mean(d_x, n);          // unbiased (ddof 1), Welford and Chan
-//   float s  = cured::stddev(d_x, n, 0.0);                // population standard deviation
+//   float s  = cured::std(d_x, n, 0.0);                // population standard deviation
 //   auto  mm = cured::aminmax(d_x, n);                    // {min, max}
-//   float l2 = cured::norm(d_x, n);                       // 2-norm, no overflow or underflow
+//   float l2 = cured::vector_norm(d_x, n);                       // 2-norm, no overflow or underflow
 //   float ls = cured::logsumexp(d_x, n);
 //   std::int64_t k = cured::count_nonzero(d_x, n);
 //   cured::var_mean_async(d_x, n, d_out, 1.0, ws, stream); // cured::var_mean_result<float> on the device
 //
 // Along axes: cured/statistics_axes.cuh; per segment: cured/statistics_segments.cuh.
 //
-// mean, var, stddev, var_mean, stddev_mean, norm and logsumexp take float, double, __half and
+// mean, var, std, var_mean, std_mean, norm and logsumexp take float, double, __half and
 // __nv_bfloat16, accumulate in cured::statistic_t<T> (float, double for double) and return it;
 // aminmax, count_nonzero, any and all take any element type with limits. The rules, and where
 // they differ from PyTorch's:
 // - mean: the sum (cured::sum's) over n; NaN for n = 0. torch returns the input's type (half
 //   for half); cured the accumulator's.
-// - var, stddev: the sum of squared deviations m2 over max(n - ddof, 0), ddof >= 0 (torch's
+// - var, std: the sum of squared deviations m2 over max(n - ddof, 0), ddof >= 0 (torch's
 //   correction; default 1): NaN for m2 = 0 over 0, inf for m2 > 0 over 0. m2 comes from
 //   Welford's update per element and Chan's combination of partial states; its error is about
 //   (k + log2 p) u kappa for k elements per thread, p partial states and kappa =
 //   sqrt(1 + mean^2 n / m2), where the textbook sum of squares has u kappa^2 n
 //   (docs/API.md#statistics).
-// - var_mean, stddev_mean: both from the one pass; the mean is Welford's (within an ulp or two
+// - var_mean, std_mean: both from the one pass; the mean is Welford's (within an ulp or two
 //   of cured::mean's; NaN, as torch.var_mean's, once an infinity meets another value).
 // - aminmax: min and max as cured::min and cured::max (NaN propagates); of no elements, their
 //   identities (+inf, -inf) where torch raises an error.
@@ -66,10 +66,10 @@ void var_async(const T* d_in, std::int64_t n, statistic_t<T>* d_out, double ddof
 }
 
 template <class T>
-void stddev_async(const T* d_in, std::int64_t n, statistic_t<T>* d_out, double ddof, workspace& ws,
+void std_async(const T* d_in, std::int64_t n, statistic_t<T>* d_out, double ddof, workspace& ws,
                   cudaStream_t stream = nullptr) {
   detail::whole_statistic<detail::mode::async>(
-      d_in, n, d_out, detail::var_statistic<detail::statistic_kind::stddev, T>(ddof), ws, stream);
+      d_in, n, d_out, detail::var_statistic<detail::statistic_kind::std, T>(ddof), ws, stream);
 }
 
 template <class T>
@@ -80,7 +80,7 @@ void var_mean_async(const T* d_in, std::int64_t n, var_mean_result<statistic_t<T
 }
 
 template <class T>
-void stddev_mean_async(const T* d_in, std::int64_t n, std_mean_result<statistic_t<T>>* d_out, double ddof,
+void std_mean_async(const T* d_in, std::int64_t n, std_mean_result<statistic_t<T>>* d_out, double ddof,
                        workspace& ws, cudaStream_t stream = nullptr) {
   detail::whole_statistic<detail::mode::async>(
       d_in, n, d_out, detail::var_statistic<detail::statistic_kind::std_mean, T>(ddof), ws, stream);
@@ -93,7 +93,7 @@ void aminmax_async(const T* d_in, std::int64_t n, min_max<T>* d_out, workspace& 
 
 /// p: 1, 2 or INFINITY.
 template <class T>
-void norm_async(const T* d_in, std::int64_t n, statistic_t<T>* d_out, double p, workspace& ws,
+void vector_norm_async(const T* d_in, std::int64_t n, statistic_t<T>* d_out, double p, workspace& ws,
                 cudaStream_t stream = nullptr) {
   using detail::mode;
   switch (detail::norm_order(p)) {
@@ -138,8 +138,8 @@ statistic_t<T> var(const T* d_in, std::int64_t n, double ddof = 1, cudaStream_t 
 }
 
 template <class T>
-statistic_t<T> stddev(const T* d_in, std::int64_t n, double ddof = 1, cudaStream_t stream = nullptr) {
-  return detail::whole_statistic_blocking(d_in, n, detail::var_statistic<detail::statistic_kind::stddev, T>(ddof),
+statistic_t<T> std(const T* d_in, std::int64_t n, double ddof = 1, cudaStream_t stream = nullptr) {
+  return detail::whole_statistic_blocking(d_in, n, detail::var_statistic<detail::statistic_kind::std, T>(ddof),
                                           stream);
 }
 
@@ -151,7 +151,7 @@ var_mean_result<statistic_t<T>> var_mean(const T* d_in, std::int64_t n, double d
 }
 
 template <class T>
-std_mean_result<statistic_t<T>> stddev_mean(const T* d_in, std::int64_t n, double ddof = 1,
+std_mean_result<statistic_t<T>> std_mean(const T* d_in, std::int64_t n, double ddof = 1,
                                             cudaStream_t stream = nullptr) {
   return detail::whole_statistic_blocking(d_in, n, detail::var_statistic<detail::statistic_kind::std_mean, T>(ddof),
                                           stream);
@@ -163,7 +163,7 @@ min_max<T> aminmax(const T* d_in, std::int64_t n, cudaStream_t stream = nullptr)
 }
 
 template <class T>
-statistic_t<T> norm(const T* d_in, std::int64_t n, double p = 2, cudaStream_t stream = nullptr) {
+statistic_t<T> vector_norm(const T* d_in, std::int64_t n, double p = 2, cudaStream_t stream = nullptr) {
   switch (detail::norm_order(p)) {
     case 1: return detail::whole_statistic_blocking(d_in, n, detail::norm1_statistic<T>(), stream);
     case 2: return detail::whole_statistic_blocking(d_in, n, detail::norm2_statistic<T>(), stream);

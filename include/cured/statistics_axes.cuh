@@ -8,7 +8,7 @@
 //
 // The views, axes and outputs of the reductions along axes (cured/axes.cuh); per output, the
 // rules of the whole-array statistics (cured/statistics.cuh), each result converted once to the
-// output's element type. The two-part statistics (var_mean, stddev_mean, aminmax) write their
+// output's element type. The two-part statistics (var_mean, std_mean, aminmax) write their
 // second part to a second view with the first's extents and strides, overlapping neither it
 // nor the input. The `_async` forms enqueue one kernel launch on `stream` (no allocation, no
 // synchronization); the others return once the outputs are written. Bad arguments throw
@@ -67,29 +67,43 @@ void var_async(const strided_view<T>& in, const axes& along, const strided_view<
 }
 
 template <class T, class A>
-void stddev_async(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double ddof,
+void std_async(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double ddof,
                   workspace& ws, cudaStream_t stream = nullptr) {
   using detail::statistic_kind;
-  detail::axis_one(in, along, out, detail::var_statistic<statistic_kind::stddev, detail::element_t<T>>(ddof), ws,
+  detail::axis_one(in, along, out, detail::var_statistic<statistic_kind::std, detail::element_t<T>>(ddof), ws,
                    stream);
 }
 
+/// With `mean_out` null: the first output alone, through the same kernel as with the means.
 template <class T, class A, class B>
 void var_mean_async(const strided_view<T>& in, const axes& along, const strided_view<A>& var_out,
-                    const strided_view<B>& mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr) {
+                    const strided_view<B>* mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr) {
   using detail::statistic_kind;
-  detail::axis_statistic(in, along, var_out, &mean_out,
+  detail::axis_statistic(in, along, var_out, mean_out,
                          detail::var_statistic<statistic_kind::var_mean, detail::element_t<T>>(ddof), "means", ws,
                          stream);
 }
 
 template <class T, class A, class B>
-void stddev_mean_async(const strided_view<T>& in, const axes& along, const strided_view<A>& std_out,
-                       const strided_view<B>& mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr) {
+void var_mean_async(const strided_view<T>& in, const axes& along, const strided_view<A>& var_out,
+                    const strided_view<B>& mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr) {
+  var_mean_async(in, along, var_out, &mean_out, ddof, ws, stream);
+}
+
+/// With `mean_out` null: the first output alone, through the same kernel as with the means.
+template <class T, class A, class B>
+void std_mean_async(const strided_view<T>& in, const axes& along, const strided_view<A>& std_out,
+                    const strided_view<B>* mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr) {
   using detail::statistic_kind;
-  detail::axis_statistic(in, along, std_out, &mean_out,
+  detail::axis_statistic(in, along, std_out, mean_out,
                          detail::var_statistic<statistic_kind::std_mean, detail::element_t<T>>(ddof), "means", ws,
                          stream);
+}
+
+template <class T, class A, class B>
+void std_mean_async(const strided_view<T>& in, const axes& along, const strided_view<A>& std_out,
+                    const strided_view<B>& mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr) {
+  std_mean_async(in, along, std_out, &mean_out, ddof, ws, stream);
 }
 
 template <class T, class A, class B>
@@ -101,7 +115,7 @@ void aminmax_async(const strided_view<T>& in, const axes& along, const strided_v
 
 /// p: 1, 2 or INFINITY.
 template <class T, class A>
-void norm_async(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double p, workspace& ws,
+void vector_norm_async(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double p, workspace& ws,
                 cudaStream_t stream = nullptr) {
   detail::axis_norm(in, along, out, p, ws, stream);
 }
@@ -144,9 +158,9 @@ void var(const strided_view<T>& in, const axes& along, const strided_view<A>& ou
 }
 
 template <class T, class A>
-void stddev(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double ddof = 1,
+void std(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double ddof = 1,
             cudaStream_t stream = nullptr) {
-  detail::enqueue_and_wait(stream, [&](workspace& ws) { stddev_async(in, along, out, ddof, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { std_async(in, along, out, ddof, ws, stream); });
 }
 
 template <class T, class A, class B>
@@ -156,10 +170,10 @@ void var_mean(const strided_view<T>& in, const axes& along, const strided_view<A
 }
 
 template <class T, class A, class B>
-void stddev_mean(const strided_view<T>& in, const axes& along, const strided_view<A>& std_out,
+void std_mean(const strided_view<T>& in, const axes& along, const strided_view<A>& std_out,
                  const strided_view<B>& mean_out, double ddof = 1, cudaStream_t stream = nullptr) {
   detail::enqueue_and_wait(stream,
-                           [&](workspace& ws) { stddev_mean_async(in, along, std_out, mean_out, ddof, ws, stream); });
+                           [&](workspace& ws) { std_mean_async(in, along, std_out, mean_out, ddof, ws, stream); });
 }
 
 template <class T, class A, class B>
@@ -169,9 +183,9 @@ void aminmax(const strided_view<T>& in, const axes& along, const strided_view<A>
 }
 
 template <class T, class A>
-void norm(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double p = 2,
+void vector_norm(const strided_view<T>& in, const axes& along, const strided_view<A>& out, double p = 2,
           cudaStream_t stream = nullptr) {
-  detail::enqueue_and_wait(stream, [&](workspace& ws) { norm_async(in, along, out, p, ws, stream); });
+  detail::enqueue_and_wait(stream, [&](workspace& ws) { vector_norm_async(in, along, out, p, ws, stream); });
 }
 
 template <class T, class A>

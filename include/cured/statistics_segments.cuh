@@ -9,7 +9,7 @@
 // The values, offsets, outputs and status word of the segmented reductions (cured/segments.cuh),
 // balanced over the device by elements and segments alike; per segment, the rules of the
 // whole-array statistics (cured/statistics.cuh), each result converted once to the output's
-// element type. The two-part statistics (var_mean, stddev_mean, aminmax) write their second
+// element type. The two-part statistics (var_mean, std_mean, aminmax) write their second
 // part to a second output (a pointer, or a view of the first's stride) that overlaps neither
 // the first nor the values and offsets. The `_async` forms enqueue one launch on `stream`; the
 // blocking forms return once the outputs are written and throw cured::error for bad offsets.
@@ -52,10 +52,20 @@ void var_async(const T* values, std::int64_t n, const segments& seg, const O& ou
 }
 
 template <class T, class O>
-void stddev_async(const T* values, std::int64_t n, const segments& seg, const O& out, double ddof, workspace& ws,
+void std_async(const T* values, std::int64_t n, const segments& seg, const O& out, double ddof, workspace& ws,
                   cudaStream_t stream = nullptr, unsigned* status = nullptr) {
-  detail::segment_one(values, n, seg, out, detail::var_statistic<detail::statistic_kind::stddev, T>(ddof), ws, stream,
+  detail::segment_one(values, n, seg, out, detail::var_statistic<detail::statistic_kind::std, T>(ddof), ws, stream,
                       status);
+}
+
+/// With `mean_out` null: the first output alone, through the same kernel as with the means.
+template <class T, class O, class B>
+void var_mean_async(const T* values, std::int64_t n, const segments& seg, const O& var_out,
+                    const strided_view<B>* mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr,
+                    unsigned* status = nullptr) {
+  detail::segment_statistic(values, n, seg, var_out, mean_out,
+                            detail::var_statistic<detail::statistic_kind::var_mean, T>(ddof), "means", ws, stream,
+                            status);
 }
 
 template <class T, class O1, class O2>
@@ -66,9 +76,19 @@ void var_mean_async(const T* values, std::int64_t n, const segments& seg, const 
                             status);
 }
 
+/// With `mean_out` null: the first output alone, through the same kernel as with the means.
+template <class T, class O, class B>
+void std_mean_async(const T* values, std::int64_t n, const segments& seg, const O& std_out,
+                    const strided_view<B>* mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr,
+                    unsigned* status = nullptr) {
+  detail::segment_statistic(values, n, seg, std_out, mean_out,
+                            detail::var_statistic<detail::statistic_kind::std_mean, T>(ddof), "means", ws, stream,
+                            status);
+}
+
 template <class T, class O1, class O2>
-void stddev_mean_async(const T* values, std::int64_t n, const segments& seg, const O1& std_out, const O2& mean_out,
-                       double ddof, workspace& ws, cudaStream_t stream = nullptr, unsigned* status = nullptr) {
+void std_mean_async(const T* values, std::int64_t n, const segments& seg, const O1& std_out, const O2& mean_out,
+                    double ddof, workspace& ws, cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   detail::segment_statistic(values, n, seg, std_out, &mean_out,
                             detail::var_statistic<detail::statistic_kind::std_mean, T>(ddof), "means", ws, stream,
                             status);
@@ -83,7 +103,7 @@ void aminmax_async(const T* values, std::int64_t n, const segments& seg, const O
 
 /// p: 1, 2 or INFINITY.
 template <class T, class O>
-void norm_async(const T* values, std::int64_t n, const segments& seg, const O& out, double p, workspace& ws,
+void vector_norm_async(const T* values, std::int64_t n, const segments& seg, const O& out, double p, workspace& ws,
                 cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   switch (detail::norm_order(p)) {
     case 1: detail::segment_one(values, n, seg, out, detail::norm1_statistic<T>(), ws, stream, status); break;
@@ -131,10 +151,10 @@ void var(const T* values, std::int64_t n, const segments& seg, const O& out, dou
 }
 
 template <class T, class O>
-void stddev(const T* values, std::int64_t n, const segments& seg, const O& out, double ddof = 1,
+void std(const T* values, std::int64_t n, const segments& seg, const O& out, double ddof = 1,
             cudaStream_t stream = nullptr) {
   detail::segment_blocking(stream,
-                           [&](workspace& ws, unsigned* st) { stddev_async(values, n, seg, out, ddof, ws, stream, st); });
+                           [&](workspace& ws, unsigned* st) { std_async(values, n, seg, out, ddof, ws, stream, st); });
 }
 
 template <class T, class O1, class O2>
@@ -146,10 +166,10 @@ void var_mean(const T* values, std::int64_t n, const segments& seg, const O1& va
 }
 
 template <class T, class O1, class O2>
-void stddev_mean(const T* values, std::int64_t n, const segments& seg, const O1& std_out, const O2& mean_out,
+void std_mean(const T* values, std::int64_t n, const segments& seg, const O1& std_out, const O2& mean_out,
                  double ddof = 1, cudaStream_t stream = nullptr) {
   detail::segment_blocking(stream, [&](workspace& ws, unsigned* st) {
-    stddev_mean_async(values, n, seg, std_out, mean_out, ddof, ws, stream, st);
+    std_mean_async(values, n, seg, std_out, mean_out, ddof, ws, stream, st);
   });
 }
 
@@ -161,10 +181,10 @@ void aminmax(const T* values, std::int64_t n, const segments& seg, const O1& min
 }
 
 template <class T, class O>
-void norm(const T* values, std::int64_t n, const segments& seg, const O& out, double p = 2,
+void vector_norm(const T* values, std::int64_t n, const segments& seg, const O& out, double p = 2,
           cudaStream_t stream = nullptr) {
   detail::segment_blocking(stream,
-                           [&](workspace& ws, unsigned* st) { norm_async(values, n, seg, out, p, ws, stream, st); });
+                           [&](workspace& ws, unsigned* st) { vector_norm_async(values, n, seg, out, p, ws, stream, st); });
 }
 
 template <class T, class O>

@@ -93,17 +93,22 @@ public:
   void* axis_partials() const {
     return static_cast<char*>(base_) + header_bytes + partial_bytes_ + slot_bytes_ + axis_counter_bytes;
   }
-  /// The segmented reductions' words: [0] the error bits of the launch in flight and [1] its
-  /// ticket (zero between launches), [2] the status of the last call that named no status word.
-  unsigned* segment_words() const {
-    return reinterpret_cast<unsigned*>(static_cast<char*>(base_) + segment_words_offset);
+  /// The status words: each zero between launches where it says so.
+  struct status_words {
+    unsigned segment_error;   ///< the error bits of the segmented launch in flight (zero between launches)
+    unsigned segment_ticket;  ///< that launch's ticket (zero between launches)
+    unsigned segment_status;  ///< the status of the last segmented call that named no status word
+    unsigned rank_status;     ///< the status of the last reduction across ranks that named none
+  };
+  status_words* words() const {
+    return reinterpret_cast<status_words*>(static_cast<char*>(base_) + status_words_offset);
   }
   /// Device memory: the status word (0, or the bits of cured::segment_error) that the last
   /// segmented _async call on this workspace that named no status word of its own writes.
-  const unsigned* segment_status() const { return segment_words() + 2; }
+  const unsigned* segment_status() const { return &words()->segment_status; }
   /// Device memory: the status word of the last reduction across ranks (cured/nccl.cuh) on
   /// this workspace that named no status word of its own.
-  unsigned* rank_status() const { return segment_words() + 3; }
+  unsigned* rank_status() const { return &words()->rank_status; }
   /// The host side of host_result_on_device(): read it once the stream is idle.
   const void* host_result() const { return host_result_; }
   /// Mapped host memory where the blocking forms' kernels that do not report (exact_sum) write
@@ -156,6 +161,10 @@ public:
     if (!take_report(result, bytes)) std::memcpy(result, host_result_, bytes);
   }
 
+  /// What a pointer checked by use::check_pointer is to the call; the workspace remembers the
+  /// last good pointer of each, so that repeated calls on the same arrays skip the driver query.
+  enum class role { input, output, second_input, offsets, ends, rank_output, count };
+
   /// Held for the duration of one call: checks the device and that the previous use (on
   /// another stream) is finished; on release, marks the stream's work as this workspace's.
   class use {
@@ -203,13 +212,13 @@ public:
       ws_.used_ = true;
     }
     bool capturing() const { return capturing_; }
-    /// Checks that p is memory the device can read, remembering the last good pointer of each
-    /// role so that repeated calls on the same arrays skip the driver query.
-    void check_pointer(const void* p, int role, const char* what) {
+    /// Checks that p is memory the device can read (`what` names it in the error).
+    void check_pointer(const void* p, role r, const char* what) {
       if (p == nullptr) throw_invalid(std::string(what) + " is a null pointer");
-      if (ws_.checked_[role] == p) return;
+      const void*& last = ws_.checked_[static_cast<int>(r)];
+      if (last == p) return;
       check_device_pointer(p, what, ws_.device_);
-      ws_.checked_[role] = p;
+      last = p;
     }
 
   private:
@@ -242,11 +251,12 @@ public:
   }
 
 private:
-  // The ticket, the segment words, then the exact sums' state, padded to keep the partials
+  // The ticket, the status words, then the exact sums' state, padded to keep the partials
   // aligned.
-  static constexpr std::size_t segment_words_offset = 64;
+  static constexpr std::size_t status_words_offset = 64;
   static constexpr std::size_t exact_state_offset = 256;
   static constexpr std::size_t header_bytes = exact_state_offset + exact_state_bytes;
+  static_assert(status_words_offset + sizeof(status_words) <= exact_state_offset);
   static constexpr std::size_t axis_counter_bytes = axis_counters * sizeof(unsigned int);
   // A slot holds 8 bytes per 4 of the accumulator.
   static constexpr std::size_t slot_bytes_per_block = 2 * max_accumulator_bytes;
@@ -275,8 +285,8 @@ private:
   std::mutex mutex_;
   cudaStream_t last_stream_ = nullptr;
   bool used_ = false;
-  // The last pointers of each role found valid: input, output, offsets (or second input), ends.
-  const void* checked_[4] = {nullptr, nullptr, nullptr, nullptr};
+  // The last pointer of each role found valid.
+  const void* checked_[static_cast<int>(role::count)] = {};
 };
 
 }  // namespace cured

@@ -257,7 +257,7 @@ TEST(Options, CanonicalNameLists) {
   EXPECT_EQ(cb::type_names().size(), 6u);
   EXPECT_EQ(strings(cb::op_names().begin(), cb::op_names().end()),
             (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax", "exact_dot", "dot", "mean", "var_mean", "aminmax",
-                     "norm", "logsumexp", "count_nonzero", "any"}));
+                     "vector_norm", "logsumexp", "count_nonzero", "any"}));
   EXPECT_EQ(strings(cb::data_names().begin(), cb::data_names().end()),
             (strings{"exact", "normal", "spread", "cancel", "boundary", "subnormal"}));
   for (auto f : {cb::data_family::exact, cb::data_family::normal, cb::data_family::spread, cb::data_family::cancel,
@@ -333,7 +333,7 @@ TEST(Options, TypesAndOps) {
   EXPECT_EQ(parse({"--ops", "argmax,sum,min"}).ops, (strings{"sum", "min", "argmax"}));
   EXPECT_EQ(parse({"--ops", "all"}).ops,
             (strings{"sum", "exact_sum", "min", "max", "argmin", "argmax", "exact_dot", "dot", "mean", "var_mean", "aminmax",
-                     "norm", "logsumexp", "count_nonzero", "any"}));
+                     "vector_norm", "logsumexp", "count_nonzero", "any"}));
   EXPECT_EQ(parse({"--ops", "exact_sum"}).ops, (strings{"exact_sum"}));
   EXPECT_EQ(parse({"--ops", "exact_sum,sum,exact_sum"}).ops, (strings{"sum", "exact_sum"}));  // canonical, unique
   EXPECT_EQ(parse({"--ops", "max,exact_sum"}).ops, (strings{"exact_sum", "max"}));

@@ -71,7 +71,7 @@ std::int32_t statistic_type(std::int32_t statistic, std::int32_t in) {
 
 TEST(CApi, StatisticTypes) {
   for (std::int32_t t : {CURED_FLOAT16, CURED_BFLOAT16, CURED_FLOAT32})
-    for (std::int32_t s : {CURED_MEAN, CURED_VAR, CURED_STD, CURED_VAR_MEAN, CURED_STD_MEAN, CURED_NORM, CURED_LOGSUMEXP})
+    for (std::int32_t s : {CURED_MEAN, CURED_VAR, CURED_STD, CURED_VAR_MEAN, CURED_STD_MEAN, CURED_VECTOR_NORM, CURED_LOGSUMEXP})
       EXPECT_EQ(statistic_type(s, t), CURED_FLOAT32) << s << " " << t;
   EXPECT_EQ(statistic_type(CURED_STD, CURED_FLOAT64), CURED_FLOAT64);
   for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t) {
@@ -107,7 +107,7 @@ TEST(CApi, StatisticsRejectBadArgumentsBeforeAnyCudaCall) {
   EXPECT_NE(message().find("the output is float32, not int64"), std::string::npos) << message();
   EXPECT_EQ(status(CURED_MEAN, nullptr, nullptr), CURED_ERROR_INVALID);
   const cured_array ints = array_of(host, CURED_INT32, {16}, {1});
-  EXPECT_EQ(cured_statistic_reduce(CURED_NORM, &ints, &dim, 1, 2, &out, nullptr, nullptr, nullptr),
+  EXPECT_EQ(cured_statistic_reduce(CURED_VECTOR_NORM, &ints, &dim, 1, 2, &out, nullptr, nullptr, nullptr),
             CURED_ERROR_UNSUPPORTED);
   cured_array matrix = array_of(host, CURED_FLOAT32, {4, 4}, {4, 1});
   cured_array rows = array_of(host, CURED_FLOAT32, {1}, {1});
@@ -314,7 +314,7 @@ TEST_F(CApiGpu, StatisticsAlongAxesAndPerSegment) {
   const std::int32_t both[] = {0, 1};
   ASSERT_EQ(cured_statistic_reduce(CURED_ANY, &in, both, 2, 0.0, &one, nullptr, nullptr, nullptr), CURED_SUCCESS);
   EXPECT_EQ(to_host(truth, 1)[0], 1);
-  ASSERT_EQ(cured_statistic_reduce(CURED_NORM, &in, &along, 1, 3.0, &va, nullptr, nullptr, nullptr),
+  ASSERT_EQ(cured_statistic_reduce(CURED_VECTOR_NORM, &in, &along, 1, 3.0, &va, nullptr, nullptr, nullptr),
             CURED_ERROR_INVALID);
   EXPECT_NE(message().find("1, 2 or inf"), std::string::npos) << message();
   ASSERT_EQ(cured_statistic_reduce(CURED_VAR, &in, &along, 1, -1.0, &va, nullptr, nullptr, nullptr),

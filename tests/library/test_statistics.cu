@@ -234,18 +234,18 @@ void check_all(const std::vector<T>& h, const std::vector<double>& x, const std:
   // mean: a sum's bound over n.
   const long double mean_bound = 2 * k * u * (n ? r.abs_sum / n : 0);
   EXPECT_TRUE(near(cured::mean(d.data(), n), r.mean, mean_bound)) << cured::mean(d.data(), n) << " vs " << double(r.mean);
-  // var and stddev: (k + depth) u kappa relative, within a factor of 4; mean within the mean's bound.
+  // var and std: (k + depth) u kappa relative, within a factor of 4; mean within the mean's bound.
   for (const double ddof : {0.0, 1.0}) {
     if (!m2_fits<T>(r)) break;
     const auto vm = cured::var_mean(d.data(), n, ddof);
     const long double want = r.var(ddof);
     const long double bound = 4 * k * u * r.kappa() * want + 4 * u * want;
     expect_var_mean<T>(vm, r, n, ddof);
-    const auto sm = cured::stddev_mean(d.data(), n, ddof);
+    const auto sm = cured::std_mean(d.data(), n, ddof);
     EXPECT_TRUE(near(sm.std, std::sqrt(want), (bound / 2 + 2 * u * want) / (want > 0 ? std::sqrt(want) : 1)))
         << "std " << sm.std;
     EXPECT_EQ(std::memcmp(&sm.mean, &vm.mean, sizeof vm.mean), 0);
-    const auto v = cured::var(d.data(), n, ddof), s = cured::stddev(d.data(), n, ddof);
+    const auto v = cured::var(d.data(), n, ddof), s = cured::std(d.data(), n, ddof);
     EXPECT_EQ(std::memcmp(&v, &vm.var, sizeof v), 0);
     EXPECT_EQ(std::memcmp(&s, &sm.std, sizeof s), 0);
   }
@@ -255,12 +255,12 @@ void check_all(const std::vector<T>& h, const std::vector<double>& x, const std:
   EXPECT_TRUE(near(to_double(mm.max), r.max, 0)) << to_double(mm.max) << " vs " << double(r.max);
   // norms: 1 as a sum; 2 from squares in double (float, bfloat16), float (half) or Blue's
   // (double), then one rounding; inf exact.
-  EXPECT_TRUE(near(cured::norm(d.data(), n, 1), r.abs_sum, 2 * k * u * r.abs_sum));
+  EXPECT_TRUE(near(cured::vector_norm(d.data(), n, 1), r.abs_sum, 2 * k * u * r.abs_sum));
   const long double l2 = std::sqrt(r.squares);
   const double sq_u = std::is_same_v<T, __half> || std::is_same_v<T, double> ? u : 0x1p-53;
-  EXPECT_TRUE(near(cured::norm(d.data(), n, 2), l2, (1.01 * u + k * sq_u) * l2))
-      << cured::norm(d.data(), n, 2) << " vs " << double(l2);
-  EXPECT_TRUE(near(cured::norm(d.data(), n, INFINITY), r.abs_max, 0));
+  EXPECT_TRUE(near(cured::vector_norm(d.data(), n, 2), l2, (1.01 * u + k * sq_u) * l2))
+      << cured::vector_norm(d.data(), n, 2) << " vs " << double(l2);
+  EXPECT_TRUE(near(cured::vector_norm(d.data(), n, INFINITY), r.abs_max, 0));
   expect_logsumexp<T>(cured::logsumexp(d.data(), n), r, n);
   EXPECT_EQ(cured::count_nonzero(d.data(), n), r.nonzero);
   EXPECT_EQ(cured::any(d.data(), n), r.nonzero > 0);
@@ -409,10 +409,10 @@ TEST(StatisticsWhole, AsyncFormsMatchAndRepeat) {
   for (int rep = 0; rep < 2; ++rep) {
     cured::var_mean_async(d.data(), n, vm.data() + rep, 1.0, ws, s);
     cured::aminmax_async(d.data(), n, mm.data(), ws, s);
-    cured::norm_async(d.data(), n, f.data(), 2.0, ws, s);
+    cured::vector_norm_async(d.data(), n, f.data(), 2.0, ws, s);
     cured::logsumexp_async(d.data(), n, f.data() + 1, ws, s);
     cured::mean_async(d.data(), n, f.data() + 2, ws, s);
-    cured::stddev_async(d.data(), n, f.data() + 3, 1.0, ws, s);
+    cured::std_async(d.data(), n, f.data() + 3, 1.0, ws, s);
     cured::count_nonzero_async(d.data(), n, c.data(), ws, s);
     cured::any_async(d.data(), n, b.data(), ws, s);
     cured::all_async(d.data(), n, b.data() + 1, ws, s);
@@ -426,8 +426,8 @@ TEST(StatisticsWhole, AsyncFormsMatchAndRepeat) {
   EXPECT_EQ(std::memcmp(&got[0], &blocking, sizeof blocking), 0);
   float fs[4];
   CURED_CHECK(cudaMemcpy(fs, f.data(), sizeof fs, cudaMemcpyDeviceToHost));
-  const float want[4] = {cured::norm(d.data(), n), cured::logsumexp(d.data(), n), cured::mean(d.data(), n),
-                         cured::stddev(d.data(), n)};
+  const float want[4] = {cured::vector_norm(d.data(), n), cured::logsumexp(d.data(), n), cured::mean(d.data(), n),
+                         cured::std(d.data(), n)};
   EXPECT_EQ(std::memcmp(fs, want, sizeof fs), 0);
   cured::min_max<float> m;
   CURED_CHECK(cudaMemcpy(&m, mm.data(), sizeof m, cudaMemcpyDeviceToHost));
@@ -456,8 +456,8 @@ TEST(StatisticsWhole, BadArguments) {
   const float* none = nullptr;
   EXPECT_THROW(cured::var(none, 0, -1.0), cured::error);
   EXPECT_THROW(cured::var(none, 0, NAN), cured::error);
-  EXPECT_THROW(cured::norm(none, 0, 3.0), cured::error);
-  EXPECT_THROW(cured::norm(none, 0, 0.0), cured::error);
+  EXPECT_THROW(cured::vector_norm(none, 0, 3.0), cured::error);
+  EXPECT_THROW(cured::vector_norm(none, 0, 0.0), cured::error);
   CURED_REQUIRE_GPU();
   EXPECT_THROW(cured::mean(none, -1), cured::error);
   std::vector<float> host(4, 1.0f);
@@ -483,7 +483,7 @@ TEST(StatisticsWhole, AboveTwoToThe32) {
   const auto vm = cured::var_mean(d.data(), n, 0.0);
   EXPECT_NEAR(vm.mean, mean, 1e-3);
   EXPECT_NEAR(vm.var, v * v * 3.0 / double(n), 1e-6);
-  EXPECT_NEAR(cured::norm(d.data(), n), v * std::sqrt(double(n - 3)), 2e-3 * v * std::sqrt(double(n)));
+  EXPECT_NEAR(cured::vector_norm(d.data(), n), v * std::sqrt(double(n - 3)), 2e-3 * v * std::sqrt(double(n)));
 }
 
 }  // namespace

@@ -132,9 +132,9 @@ launches axis_launches(cured::strided_view<const float> x, cured::axes along, st
   l.mean = [=](float* o) { cured::mean(x, along, v(o)); };
   l.var1 = [=](float* o) { cured::var(x, along, v(o)); };
   l.var_mean0 = [=](float* a, float* b) { cured::var_mean(x, along, v(a), v(b), 0.0); };
-  l.stddev0 = [=](float* o) { cured::stddev(x, along, v(o), 0.0); };
+  l.stddev0 = [=](float* o) { cured::std(x, along, v(o), 0.0); };
   l.aminmax = [=](float* a, float* b) { cured::aminmax(x, along, v(a), v(b)); };
-  l.norm = [=](float* o, double p) { cured::norm(x, along, v(o), p); };
+  l.norm = [=](float* o, double p) { cured::vector_norm(x, along, v(o), p); };
   l.lse = [=](float* o) { cured::logsumexp(x, along, v(o)); };
   l.count = [=](std::int64_t* o) { cured::count_nonzero(x, along, v(o)); };
   l.truth = [=](bool* o, bool all) {
@@ -205,7 +205,7 @@ TEST(StatisticsAxes, EveryAxisOfAContiguousArray) {
   device_buffer<__half> hf(1);
   const auto one = [](auto* q) { return cured::view(q, {1, 1}); };  // extent 1 on the reduced axes
   cured::logsumexp(x, {0, 1}, one(f.data()));
-  cured::norm(x, {1, 0}, one(f.data() + 1), 2.0);
+  cured::vector_norm(x, {1, 0}, one(f.data() + 1), 2.0);
   cured::mean(x, {0, 1}, one(f.data() + 2));
   cured::var(x, {0, 1}, one(f.data() + 3));
   cured::count_nonzero(x, {0, 1}, one(c.data()));
@@ -213,7 +213,7 @@ TEST(StatisticsAxes, EveryAxisOfAContiguousArray) {
   cured::all(x, {0, 1}, one(t.data() + 1));
   cured::mean(x, {0, 1}, one(hf.data()));
   const auto got = download(f, 4);
-  const float want[4] = {cured::logsumexp(p, n), cured::norm(p, n, 2.0), cured::mean(p, n), cured::var(p, n)};
+  const float want[4] = {cured::logsumexp(p, n), cured::vector_norm(p, n, 2.0), cured::mean(p, n), cured::var(p, n)};
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(std::isfinite(want[i])) << i;
     EXPECT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0) << i << ": " << got[i] << " vs " << want[i];
@@ -257,7 +257,7 @@ TEST(StatisticsAxes, SecondOutputMustMatchTheFirst) {
   EXPECT_THROW(cured::var_mean(x, {1}, cured::view(a.data(), {8}), cured::view(b.data(), {8}, {2})), cured::error);
   EXPECT_THROW(cured::aminmax(x, {1}, cured::view(a.data(), {8}), cured::view(a.data() + 4, {8})), cured::error);
   EXPECT_THROW(cured::var(x, {1}, cured::view(a.data(), {8}), -2.0), cured::error);
-  EXPECT_THROW(cured::norm(x, {1}, cured::view(a.data(), {8}), 0.5), cured::error);
+  EXPECT_THROW(cured::vector_norm(x, {1}, cured::view(a.data(), {8}), 0.5), cured::error);
 }
 
 // ---- segments ------------------------------------------------------------------------------------
@@ -267,9 +267,9 @@ launches segment_launches(const float* x, std::int64_t n, cured::segments seg) {
   l.mean = [=](float* o) { cured::mean(x, n, seg, o); };
   l.var1 = [=](float* o) { cured::var(x, n, seg, o); };
   l.var_mean0 = [=](float* a, float* b) { cured::var_mean(x, n, seg, a, b, 0.0); };
-  l.stddev0 = [=](float* o) { cured::stddev(x, n, seg, o, 0.0); };
+  l.stddev0 = [=](float* o) { cured::std(x, n, seg, o, 0.0); };
   l.aminmax = [=](float* a, float* b) { cured::aminmax(x, n, seg, a, b); };
-  l.norm = [=](float* o, double p) { cured::norm(x, n, seg, o, p); };
+  l.norm = [=](float* o, double p) { cured::vector_norm(x, n, seg, o, p); };
   l.lse = [=](float* o) { cured::logsumexp(x, n, seg, o); };
   l.count = [=](std::int64_t* o) { cured::count_nonzero(x, n, seg, o); };
   l.truth = [=](bool* o, bool all) {

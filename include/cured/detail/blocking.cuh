@@ -10,8 +10,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "cured/error.cuh"
+#include "cured/types/segments.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::detail {
@@ -45,6 +48,27 @@ void enqueue_and_wait(cudaStream_t stream, Enqueue enqueue) {
   { workspace::use wait(ws, stream, true); }  // the thread's earlier call on another stream, finished
   enqueue(ws);
   CURED_CHECK(cudaStreamSynchronize(stream));
+}
+
+/// The message of a status word's bits.
+inline std::string segment_error_message(unsigned bits) {
+  std::string m = "bad segment offsets:";
+  if (bits & offsets_outside) m += " offsets[0] < 0 or offsets[count] > n;";
+  if (bits & offsets_decrease) m += " an offset is below the one before it;";
+  m.pop_back();
+  return m;
+}
+
+/// The blocking forms: the asynchronous one on the calling thread's workspace with its status
+/// word in mapped host memory, a wait, then the status.
+template <class Enqueue>
+void segment_blocking(cudaStream_t stream, Enqueue enqueue) {
+  const volatile unsigned* word = nullptr;
+  enqueue_and_wait(stream, [&](workspace& ws) {
+    word = static_cast<const volatile unsigned*>(ws.host_result());
+    enqueue(ws, static_cast<unsigned*>(ws.host_result_on_device()));
+  });
+  if (const unsigned bits = *word) throw_invalid(segment_error_message(bits));
 }
 
 }  // namespace cured::detail

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "cured/detail/launch.cuh"
+#include "cured/detail/seam.cuh"
 #include "cured/detail/tuning.cuh"
 #include "cured/device/arg.cuh"
 #include "cured/device/single_pass.cuh"
@@ -38,9 +39,8 @@ struct launch_options {
   unsigned exact_block = 0;              ///< exact_sum and exact_dot: threads per block, 128 or 256 (automatic: 256)
 };
 
-/// What every entry point does around its launches: checks n, the options and the pointers,
-/// holds the workspace for the call (device, thread and stream checks), runs `enqueue(use)`,
-/// and turns a failed launch into a cured::error naming `what`.
+/// What every whole-array entry point does around its launches: checks n, the options and the
+/// pointers, and runs `enqueue(use)` through the launch seam (failures named by `what`).
 template <mode M, class In, class Out, class Enqueue>
 void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaStream_t stream,
                     const launch_options& options, const char* what, Enqueue&& enqueue) {
@@ -51,25 +51,17 @@ void guarded_launch(const In* in, std::int64_t n, Out* out, workspace& ws, cudaS
                   " or 0 for automatic");
   if (options.exact_block != 0 && options.exact_block != 128 && options.exact_block != 256)
     throw_invalid("exact_sum runs blocks of 128 or 256 threads, not " + std::to_string(options.exact_block));
-  workspace::use use(ws, stream, M == mode::blocking);
-  if (n > 0) use.check_pointer(in, 0, "the input");
-  if constexpr (M == mode::async) use.check_pointer(out, 1, "the output");
-  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
-  enqueue(use);
-  const cudaError_t launch_error = cudaGetLastError();
-  use.enqueued();  // before throwing: a launched kernel must still be tracked
-  if (launch_error != cudaSuccess) detail::throw_cuda(launch_error, what, __FILE__, __LINE__);
-}
-
-/// Whether inputs of `bytes` are read with evict_first (thread/load.cuh, l2_policy).
-inline bool stream_first(const workspace& ws, std::int64_t bytes) {
-  return bytes <= device::stream_first_limit * std::int64_t(ws.l2_bytes());
+  launch_seam(ws, stream, M == mode::blocking, what, [&](workspace::use& use) {
+    if (n > 0) use.check_pointer(in, workspace::role::input, "the input");
+    if constexpr (M == mode::async) use.check_pointer(out, workspace::role::output, "the output");
+    enqueue(use);
+  });
 }
 
 /// The launch state in workspace ws for an input of `bytes`, reporting as `done` says.
 inline device::launch_state launch_state_for(workspace& ws, std::int64_t bytes, completion done) {
   device::launch_state st;
-  st.stream_first = stream_first(ws, bytes);
+  st.stream_first = stream_first(double(bytes), ws.l2_bytes());
   st.ticket = ws.ticket();
   st.slots = ws.slots();
   st.done = done;

@@ -6,18 +6,9 @@
 //   detail::axis_arg<true>(in, along, indices, &values, ws, stream);   // argmax
 //   detail::axis_exact(in, along, out, ws, stream);                    // exact sums
 //
-// The regime comes from the plan (axis_plan.cuh); the tiling from the plan and the device:
-//   rows:    Lanes = the row's vectors (or elements, for rows read one by one) rounded up to a
-//            power of two, at most a warp. Outputs of one row of whole, aligned vectors that
-//            one round of lanes covers: short_rows_kernel; other rows: rows_kernel, a group of
-//            Lanes per output; outputs of more than 1024 vectors (or of several rows, fewer than
-//            the multiprocessors) fewer than a wave of warps: long_rows_kernel, each output split
-//            in parts (ranges of rows, then of elements), at most one wave of blocks.
-//   columns: 8 threads across (a 128-byte line of vectors), widened while the block is deeper
-//            than a quarter of the rows; rows split over blocks until two waves of blocks.
-// Splits need the workspace's counters and partials; a shape that would need more is split
-// less. Reductions of every axis of one contiguous run, in the accumulator's own type, go to
-// the whole-array kernels (dispatch.cuh).
+// The regime comes from the plan (axis_plan.cuh), the tiling from the plan and the device
+// (axis_tiling.cuh). Reductions of every axis of one contiguous run, in the accumulator's own
+// type, go to the whole-array kernels (dispatch.cuh).
 
 #include <cuda_runtime_api.h>
 
@@ -30,10 +21,12 @@
 
 #include "cured/accumulate.cuh"
 #include "cured/detail/axis_plan.cuh"
+#include "cured/detail/axis_tiling.cuh"
 #include "cured/detail/canonical.cuh"
 #include "cured/detail/dispatch.cuh"
 #include "cured/detail/dispatch_exact.cuh"
 #include "cured/detail/launch.cuh"
+#include "cured/detail/seam.cuh"
 #include "cured/detail/tuning.cuh"
 #include "cured/device/axis_columns.cuh"
 #include "cured/device/axis_exact.cuh"
@@ -57,121 +50,21 @@ strided_view<const std::remove_const_t<T>> const_view(const strided_view<T>& v) 
   return c;
 }
 
-inline unsigned pow2_ceil(std::int64_t x) {
-  unsigned p = 1;
-  while (p < x && p < (1u << 30)) p *= 2;
-  return p;
-}
-
-/// Tiles the row regime: the lanes per output, and whether one round of them covers a row
-/// (short_rows_kernel); lanes 0: long_rows_kernel, with its parts per output. vectors_per_lane
-/// above 1 (axis_plan::row_vectors_per_lane): lanes enough for each to take that many vectors.
-template <class In, class Acc, auto LongKernel>
-unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_lane, const workspace& ws) {
-  const bool vectors = s.vectors && s.stride == 1;
-  const std::int64_t units = vectors ? ceil_div(s.length, device::vector16<In>::size) : s.length;
-  one_round = units <= 32 && s.rows == 1 && (!vectors || s.aligned);
-  unsigned lanes = std::min(pow2_ceil(units), 32u);
-  if (vectors_per_lane > 1) lanes = std::clamp(pow2_ceil(units / vectors_per_lane + 1) / 2, 1u, 32u);
-  one_round = one_round && lanes >= units;
-  const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * 64;
-  // A group per output unless the outputs are too few for a wave of warps and each is long
-  // (more than 1024 vectors, or of several rows): rows of a few KiB each are read best by a
-  // warp each, however few they are (their blocks would be short-lived and mostly idle).
-  const bool long_outputs = double(units) * double(s.rows) > 1024 || (s.rows > 1 && s.outputs < ws.sm_count());
-  if (one_round || s.outputs >= wave_warps || (lanes < 32 && s.rows == 1) || !long_outputs) return lanes;
-  // Outputs too few for a wave of warps: blocks on parts of each output (ranges of rows times
-  // ranges of elements), no more than one wave of them, so that every part takes the same time.
-  constexpr unsigned block = axis_policy::block;
-  s.lanes = std::min(pow2_ceil(units), block);
-  const std::int64_t wave = std::int64_t(resident_blocks<LongKernel>(ws.device(), block)) * ws.sm_count();
-  std::int64_t splits = 1;
-  if (s.outputs < wave && s.outputs <= std::int64_t(workspace::axis_counters)) {
-    const std::int64_t min_part = std::int64_t(block) * device::vector16<In>::size * 4;  // elements
-    const double work = double(s.length) * double(s.rows);
-    splits = std::min<std::int64_t>(wave / s.outputs, std::int64_t(std::min(work / min_part, 1e9)) + 1);
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / device::part_bytes<Acc> / s.outputs);
-    splits = std::max<std::int64_t>(splits, 1);
-  }
-  // Ranges of rows first (each row read whole), then ranges of each row's elements.
-  s.row_parts = std::min<std::int64_t>(splits, s.rows);
-  s.rows_per_part = ceil_div(s.rows, s.row_parts);
-  s.row_parts = ceil_div(s.rows, s.rows_per_part);
-  const std::int64_t length_parts = std::max<std::int64_t>(splits / s.row_parts, 1);
-  s.chunk = ceil_div(ceil_div(s.length, length_parts), 16) * 16;  // parts start on the row's alignment
-  const std::int64_t chunks = s.chunk > 0 ? std::max<std::int64_t>(ceil_div(s.length, s.chunk), 1) : 1;
-  s.splits = s.row_parts * chunks;
-  return 0;
-}
-
-/// Tiles the column regime for vectors of V elements.
-template <int V, class Acc, auto Kernel>
-void tile_columns(device::column_shape& s, const workspace& ws) {
-  constexpr unsigned block = axis_policy::block;
-  const std::int64_t vectors = ceil_div(s.columns, V);
-  const unsigned full = std::min(pow2_ceil(vectors), block);
-  // Rows a thread reads at least, where there are enough: deeper threads keep more loads in
-  // flight each and leave the block a shallower tree.
-  constexpr std::int64_t depth = 16;
-  unsigned width = std::min(full, 8u);
-  while (width < full && std::int64_t(block / width) * depth > s.row_count) width *= 2;
-  s.width_log2 = 0;
-  while ((1u << s.width_log2) < width) ++s.width_log2;
-  s.tiles = ceil_div(vectors, width);
-  const std::int64_t tiles = s.tiles * s.kept.size();
-  const std::int64_t height = block / width;
-  const std::int64_t target = 2 * std::int64_t(resident_blocks<Kernel>(ws.device(), block)) * ws.sm_count();
-  std::int64_t splits = 1;
-  if (tiles < target && tiles <= std::int64_t(workspace::axis_counters)) {
-    splits = std::min(ceil_div(target, tiles), ceil_div(s.row_count, height * depth));
-    splits = std::min<std::int64_t>(splits, workspace::axis_partial_bytes / (device::part_bytes<Acc> * width * V) / tiles);
-    splits = std::max<std::int64_t>(splits, 1);
-  }
-  s.rows_per_split = std::max<std::int64_t>(ceil_div(s.row_count, splits), 1);
-  s.splits = std::max<std::int64_t>(ceil_div(s.row_count, s.rows_per_split), 1);
-  s.blocks = tiles * s.splits;
-}
-
-/// Whether every position the walks reach from `data` starts on a 16-byte boundary.
-template <class In>
-bool walks_aligned(const In* data, std::initializer_list<const device::axis_walk*> walks) {
-  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) return false;
-  for (const device::axis_walk* w : walks)
-    for (int k = 0; k < w->count; ++k)
-      if ((w->in_stride[k] * std::int64_t(sizeof(In))) % 16 != 0) return false;
-  return true;
-}
-
-/// Whether the column regime can read V-element vectors: contiguous columns, a whole number of
-/// vectors per row, and every position's first column on a 16-byte boundary.
-template <class In>
-bool column_vectors(const In* data, const device::column_shape& s) {
-  return device::vector_element<In> && s.column_stride == 1 && s.columns % device::vector16<In>::size == 0 &&
-         walks_aligned(data, {&s.kept, &s.rows});
-}
-
 /// What comes after the plan's kernel: nothing, or then(data, plan) launches more on the stream.
 struct no_then {
   template <class In>
   void operator()(const In*, const axis_plan&) const {}
 };
 
-/// Launches the plan's kernel: store(offset, reduction) for each output; then then(data, plan).
-template <class In, class Acc, class Load, class Op, class Store, class Then = no_then>
-void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identity, Load load, Op op, Store store,
-                 const void* out, workspace& ws, cudaStream_t stream, Then then = {}) {
-  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
-  if (plan.kind == axis_plan::regime::none) return;
-  workspace::use use(ws, stream);
-  if (plan.reduced_size > 0) use.check_pointer(data, 0, "the input");
-  use.check_pointer(out, 1, "the output");
-  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+/// Enqueues the plan's kernel: store(offset, reduction) for each output.
+template <class In, class Acc, class Load, class Op, class Store>
+void axis_enqueue(const In* data, axis_plan& plan, double input_bytes, Acc identity, Load load, Op op, Store store,
+                  workspace& ws, cudaStream_t stream) {
   using policy = axis_policy;
   constexpr unsigned block = policy::block;
-  const bool stream_first = input_bytes <= double(device::stream_first_limit) * double(ws.l2_bytes());
+  const bool stream_first = detail::stream_first(input_bytes, ws.l2_bytes());
   unsigned* const partials = static_cast<unsigned*>(ws.axis_partials());
   unsigned* const counters = ws.axis_counter();
-  const char* what = "axis reduction launch";
   if (plan.kind == axis_plan::regime::rows) {
     device::row_shape& s = plan.rows;
     s.stream_first = stream_first;
@@ -225,10 +118,21 @@ void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identit
     if (column_vectors(data, s)) launch_width(std::integral_constant<int, device::vector16<In>::size>{});
     else launch_width(std::integral_constant<int, 1>{});
   }
-  then(data, plan);
-  const cudaError_t launch_error = cudaGetLastError();
-  use.enqueued();  // before throwing: a launched kernel must still be tracked
-  if (launch_error != cudaSuccess) throw_cuda(launch_error, what, __FILE__, __LINE__);
+}
+
+/// Launches the plan's kernel through the launch seam: store(offset, reduction) for each output;
+/// then then(data, plan).
+template <class In, class Acc, class Load, class Op, class Store, class Then = no_then>
+void axis_launch(const In* data, axis_plan plan, double input_bytes, Acc identity, Load load, Op op, Store store,
+                 const void* out, workspace& ws, cudaStream_t stream, Then then = {}) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
+  if (plan.kind == axis_plan::regime::none) return;
+  launch_seam(ws, stream, false, "axis reduction launch", [&](workspace::use& use) {
+    if (plan.reduced_size > 0) use.check_pointer(data, workspace::role::input, "the input");
+    use.check_pointer(out, workspace::role::output, "the output");
+    axis_enqueue(data, plan, input_bytes, identity, load, op, store, ws, stream);
+    then(data, plan);
+  });
 }
 
 /// Whether a view's elements are contiguous in row-major order (axes of extent 1 aside).
@@ -306,12 +210,11 @@ void axis_arg(const strided_view<T>& in, const axes& along, const strided_view<i
   // Outputs of one element each (reduced axes of extent 1): every index is 0, and without the
   // values nothing needs reading. A dense output gets them from one memset.
   if (!values && plan.reduced_size == 1 && plan.outputs > 0 && dense(indices)) {
-    workspace::use use(ws, stream);
-    use.check_pointer(cin.data, 0, "the input");
-    use.check_pointer(indices.data, 1, "the output");
-    const cudaError_t e = cudaMemsetAsync(indices.data, 0, std::size_t(plan.outputs) * sizeof(index_t), stream);
-    use.enqueued();
-    if (e != cudaSuccess) throw_cuda(e, "cudaMemsetAsync", __FILE__, __LINE__);
+    launch_seam(ws, stream, false, "cudaMemsetAsync", [&](workspace::use& use) {
+      use.check_pointer(cin.data, workspace::role::input, "the input");
+      use.check_pointer(indices.data, workspace::role::output, "the output");
+      (void)cudaMemsetAsync(indices.data, 0, std::size_t(plan.outputs) * sizeof(index_t), stream);
+    });
     return;
   }
   axis_launch(cin.data, plan, double(sizeof(In)) * double(plan.outputs) * double(plan.reduced_size), op::template identity<kv>(),

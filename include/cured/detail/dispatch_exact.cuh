@@ -53,7 +53,7 @@ void exact_sum_enqueue(const T* in, std::int64_t n, Dest out, workspace& ws, cud
                        const launch_options& options) {
   namespace ex = device::exact;
   auto* st = static_cast<ex::state*>(ws.exact_state());
-  const ex::one_input<T> src{in, stream_first(ws, n * std::int64_t(sizeof(T)))};
+  const ex::one_input<T> src{in, stream_first(double(n) * sizeof(T), ws.l2_bytes())};
   if constexpr (std::is_same_v<T, double>) {
     using layout = ex::layout<double>;
     using acc = ex::block_accumulator<layout::limbs>;
@@ -77,7 +77,7 @@ template <unsigned Block, class T>
 void exact_dot_enqueue(const T* x, const T* y, std::int64_t n, exact_result_t<T>* out, workspace& ws,
                        cudaStream_t stream, const launch_options& options) {
   namespace ex = device::exact;
-  const ex::two_inputs<T> src{x, y, stream_first(ws, 2 * n * std::int64_t(sizeof(T)))};
+  const ex::two_inputs<T> src{x, y, stream_first(2 * double(n) * sizeof(T), ws.l2_bytes())};
   if constexpr (std::is_same_v<T, __half>) {
     using policy = exact_bins_policy<Block>;
     exact_launch<ex::bins_kernel<policy, float, ex::two_inputs<T>, ex::half_dot_bins<Block>>, policy, T>(
@@ -117,7 +117,7 @@ template <mode M, class T>
 void exact_dot(const T* x, const T* y, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
                const launch_options& options = {}) {
   guarded_launch<M>(x, n, out, ws, stream, options, "exact_dot launch", [&](workspace::use& use) {
-    if (n > 0) use.check_pointer(y, 2, "the second input");
+    if (n > 0) use.check_pointer(y, workspace::role::second_input, "the second input");
     if (options.exact_block == 128) exact_dot_enqueue<128>(x, y, n, out, ws, stream, options);
     else exact_dot_enqueue<256>(x, y, n, out, ws, stream, options);
   });

@@ -20,6 +20,7 @@
 
 #include "cured/detail/canonical.cuh"
 #include "cured/detail/launch.cuh"
+#include "cured/detail/seam.cuh"
 #include "cured/detail/segment_outputs.cuh"
 #include "cured/detail/tuning.cuh"
 #include "cured/device/axis_exact.cuh"
@@ -29,6 +30,7 @@
 #include "cured/ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/view.cuh"
+#include "cured/types/segments.cuh"
 #include "cured/workspace.cuh"
 
 /// 0 leaves the pair form's kernels out of a build that never takes pairs (the C interface):
@@ -38,33 +40,6 @@
 #endif
 
 namespace cured {
-
-/// Segments of an array of n values: segment s holds values [offsets[s], offsets[s + 1]).
-/// `offsets`: device memory, count + 1 non-decreasing entries in [0, n] (the first need not
-/// be 0; values outside [offsets[0], offsets[count]) belong to no segment).
-///
-/// The pair form, segments::pairs(begins, ends, count): segment s holds values
-/// [begins[s], ends[s]), two device arrays of count entries with begins[0] <= ends[0] <=
-/// begins[1] <= ends[1] <= ... in [0, n]; the values between pairs belong to no segment. With
-/// ends == begins + 1 it is the form of one array.
-struct segments {
-  const std::int64_t* offsets = nullptr;  ///< or the begins of the pairs
-  std::int64_t count = 0;
-  const std::int64_t* ends = nullptr;  ///< the pair form's ends; null for one array of offsets
-
-  static segments pairs(const std::int64_t* begins, const std::int64_t* ends, std::int64_t count) {
-    if (ends == nullptr) throw_invalid("the ends are a null pointer");
-    return {begins, count, ends};
-  }
-  /// Whether the segments are pairs with ends of their own (not begins + 1).
-  bool paired() const { return ends != nullptr && ends != offsets + 1; }
-};
-
-/// The bits of a segmented reduction's status word; 0 when the offsets were valid.
-enum segment_error : unsigned {
-  offsets_decrease = device::segment_offsets_decrease,  ///< some offset is below the one before it
-  offsets_outside = device::segment_offsets_outside,    ///< offsets[0] < 0 or offsets[count] > n
-};
 
 namespace detail {
 
@@ -99,8 +74,8 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
   constexpr unsigned block = segment_policy::block;
   constexpr std::int64_t chunk = std::int64_t(block) * segment_policy::items_per_thread<In>;
   const std::int64_t items = shape.segments + shape.n;
-  std::int64_t grid = options.grid > 0 ? options.grid
-                                       : wave_grid<kernel>(ceil_div(items, 2 * chunk), block, ws.device(), ws.sm_count());
+  const std::int64_t blocks = ceil_div(items, segment_policy::min_chunks_per_block * chunk);
+  std::int64_t grid = options.grid > 0 ? options.grid : wave_grid<kernel>(blocks, block, ws.device(), ws.sm_count());
   const std::int64_t range_bytes = 2 * sizeof(std::int64_t);
   grid = std::min<std::int64_t>(grid, workspace::axis_counters);
   grid = std::min<std::int64_t>(grid, workspace::axis_partial_bytes / (range_bytes + 2 * device::part_bytes<Acc>));
@@ -108,8 +83,8 @@ void segment_kernel_launch_of(const In* data, const device::segment_shape& shape
   scratch.ranges = static_cast<std::int64_t*>(ws.axis_partials());
   scratch.parts = reinterpret_cast<unsigned*>(scratch.ranges + 2 * grid);
   scratch.counters = ws.axis_counter();
-  scratch.error = ws.segment_words();
-  scratch.ticket = ws.segment_words() + 1;
+  scratch.error = &ws.words()->segment_error;
+  scratch.ticket = &ws.words()->segment_ticket;
   launch_kernel(kernel, launch_shape{grid, 1, block}, stream, data, shape, identity, load, op, store, scratch, word);
 }
 
@@ -151,33 +126,23 @@ void segment_kernel_launch(const In* data, const device::segment_shape& shape, A
   take(std::integral_constant<walk, walk::chunks>{});
 }
 
-/// Launches segments_kernel: store(s, reduction, length) for every segment; then
-/// then(shape, status) enqueues more. The outputs (`outs`: first and last byte of each) may not
-/// overlap the values or the offsets.
+/// Checks the pointers and enqueues segments_kernel and then(shape, word) (segment_launch's
+/// body, inside the launch seam); `word`: where the status goes.
 template <class In, class Acc, class Load, class Op, class Store, class Then>
-void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc identity, Load load, Op op, Store store,
-                    std::initializer_list<std::pair<std::uintptr_t, std::uintptr_t>> outs, workspace& ws,
-                    cudaStream_t stream, unsigned* status, Then then, const segment_options& options = {}) {
-  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
-  static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
-  if (n < 0) throw_invalid("negative count of values: " + std::to_string(n));
-  if (seg.count < 0) throw_invalid("negative count of segments: " + std::to_string(seg.count));
-  if (status) check_status_pointer(status);
-  workspace::use use(ws, stream);
-  unsigned* const word = status ? status : ws.segment_words() + 2;
-  (void)cudaGetLastError();  // an earlier, unrelated error must not be taken for this launch's
+void segment_enqueue(const In* data, std::int64_t n, const segments& seg, Acc identity, Load load, Op op, Store store,
+                     std::initializer_list<std::pair<std::uintptr_t, std::uintptr_t>> outs, workspace::use& use,
+                     workspace& ws, cudaStream_t stream, unsigned* word, Then then, const segment_options& options) {
   if (seg.count == 0) {
-    CURED_CHECK(cudaMemsetAsync(word, 0, sizeof(unsigned), stream));
-    use.enqueued();
+    (void)cudaMemsetAsync(word, 0, sizeof(unsigned), stream);
     return;
   }
   const bool pairs = seg.paired();
   if (pairs && !CURED_SEGMENT_PAIRS) throw_invalid("the pair form of segments is left out of this build");
-  use.check_pointer(seg.offsets, 2, pairs ? "the begins" : "the offsets");
-  if (pairs) use.check_pointer(seg.ends, 3, "the ends");
-  if (n > 0) use.check_pointer(data, 0, "the values");
+  use.check_pointer(seg.offsets, workspace::role::offsets, pairs ? "the begins" : "the offsets");
+  if (pairs) use.check_pointer(seg.ends, workspace::role::ends, "the ends");
+  if (n > 0) use.check_pointer(data, workspace::role::input, "the values");
   const auto [first_out, last_out] = *outs.begin();
-  use.check_pointer(reinterpret_cast<const void*>(first_out), 1, "the output");
+  use.check_pointer(reinterpret_cast<const void*>(first_out), workspace::role::output, "the output");
   const std::uintptr_t v0 = reinterpret_cast<std::uintptr_t>(data), v1 = v0 + std::uintptr_t(n) * sizeof(In);
   const std::uintptr_t f0 = reinterpret_cast<std::uintptr_t>(seg.offsets),
                        f1 = f0 + std::uintptr_t(seg.count + (pairs ? 0 : 1)) * sizeof(std::int64_t);
@@ -195,16 +160,31 @@ void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc ide
   shape.n = n;
   shape.vectors = device::vector_element<In> && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
   shape.async_copy = (sizeof(In) == 4 || sizeof(In) == 8) && reinterpret_cast<std::uintptr_t>(data) % sizeof(In) == 0;
-  shape.stream_first = double(n) * sizeof(In) <= double(device::stream_first_limit) * double(ws.l2_bytes());
+  shape.stream_first = stream_first(double(n) * sizeof(In), ws.l2_bytes());
   if constexpr (CURED_SEGMENT_PAIRS) {
     if (pairs)
       segment_kernel_launch<true>(data, shape, identity, load, op, pair_store<Store>{store}, ws, stream, word, options);
   }
   if (!pairs) segment_kernel_launch<false>(data, shape, identity, load, op, store, ws, stream, word, options);
   then(shape, word);
-  const cudaError_t launch_error = cudaGetLastError();
-  use.enqueued();  // before throwing: a launched kernel must still be tracked
-  if (launch_error != cudaSuccess) throw_cuda(launch_error, "segmented reduction launch", __FILE__, __LINE__);
+}
+
+/// Launches segments_kernel: store(s, reduction, length) for every segment; then
+/// then(shape, status) enqueues more. The outputs (`outs`: first and last byte of each) may not
+/// overlap the values or the offsets.
+template <class In, class Acc, class Load, class Op, class Store, class Then>
+void segment_launch(const In* data, std::int64_t n, const segments& seg, Acc identity, Load load, Op op, Store store,
+                    std::initializer_list<std::pair<std::uintptr_t, std::uintptr_t>> outs, workspace& ws,
+                    cudaStream_t stream, unsigned* status, Then then, const segment_options& options = {}) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "cured: accumulators must be trivially copyable");
+  static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
+  if (n < 0) throw_invalid("negative count of values: " + std::to_string(n));
+  if (seg.count < 0) throw_invalid("negative count of segments: " + std::to_string(seg.count));
+  if (status) check_status_pointer(status);
+  launch_seam(ws, stream, false, "segmented reduction launch", [&](workspace::use& use) {
+    segment_enqueue(data, n, seg, identity, load, op, store, outs, use, ws, stream,
+                    status ? status : &ws.words()->segment_status, then, options);
+  });
 }
 
 struct no_segment_then {

@@ -19,6 +19,7 @@
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/dispatch.cuh"
 #include "cured/detail/dispatch_axes.cuh"
+#include "cured/detail/tuning.cuh"
 #include "cured/detail/dispatch_segments.cuh"
 #include "cured/detail/statistic_kinds.cuh"
 #include "cured/view.cuh"
@@ -127,12 +128,6 @@ struct statistic_store {
   }
 };
 
-/// The 16-byte vectors each lane of a short row takes (axis_plan::row_vectors_per_lane): four
-/// loads in flight per thread, one combination where a lane per vector would take three (rows of
-/// 32 floats, 2^23 of them, on an H200: var_mean at 0.46 of the sum's GB/s with 8 lanes per row,
-/// 0.86 with 2; aminmax 0.66 and 0.97).
-inline constexpr unsigned statistic_row_vectors = 4;
-
 /// The statistic of each output along `along` into `out` (and `second`, of out's extents and
 /// strides, for the two-part results).
 template <class T, class S, class A, class B = A>
@@ -144,7 +139,7 @@ void axis_statistic(const strided_view<T>& in, const axes& along, const strided_
   static_assert(sizeof(Acc) <= workspace::max_accumulator_bytes, "cured: accumulator larger than 64 bytes");
   const strided_view<const In> cin = const_view(in);
   axis_plan plan = plan_of(canonicalize(cin, along, &out), false);
-  plan.row_vectors_per_lane = statistic_row_vectors;
+  plan.row_vectors_per_lane = axis_policy::statistic_row_vectors;
   if constexpr (!two_parts<statistic_result<S>>) {
     if (whole_run(plan) && plan.reduced_size > 0) {  // one output of one contiguous run: the whole-array kernels
       whole_statistic<mode::async>(cin.data, plan.reduced_size, out.data, s, ws, stream);

@@ -25,7 +25,7 @@ struct var_mean_result {
   F mean;
 };
 
-/// stddev_mean's result: the standard deviation and the mean.
+/// std_mean's result: the standard deviation and the mean.
 template <class F>
 struct std_mean_result {
   F std;
@@ -39,7 +39,7 @@ using statistic_t = std::enable_if_t<std::is_floating_point_v<accumulator_t<T>>,
 
 namespace detail {
 
-enum class statistic_kind { var, stddev, var_mean, std_mean };
+enum class statistic_kind { var, std, var_mean, std_mean };
 
 /// What the reduction engines take: the load of an element, the operator (with its identity,
 /// the state of no elements), and finish(state, count).
@@ -121,7 +121,7 @@ struct moments_finish {
     const F var = F(double(m.m2) / (dof > 0 ? dof : 0.0));
     const F mean = count > 0 ? m.mean : F(NAN);
     if constexpr (K == statistic_kind::var) return var;
-    else if constexpr (K == statistic_kind::stddev) return F(::sqrt(var));
+    else if constexpr (K == statistic_kind::std) return F(::sqrt(var));
     else if constexpr (K == statistic_kind::var_mean) return var_mean_result<F>{var, mean};
     else return std_mean_result<F>{F(::sqrt(var)), mean};
   }
@@ -164,7 +164,7 @@ auto mean_statistic() {
 template <statistic_kind K, class T>
 auto var_statistic(double ddof) {
   static_assert(is_floating<T>,
-                "cured: var, stddev, var_mean and stddev_mean take float, double, __half or __nv_bfloat16");
+                "cured: var, std, var_mean and std_mean take float, double, __half or __nv_bfloat16");
   if (!(ddof >= 0) || !std::isfinite(ddof))
     throw_invalid("the correction (ddof) must be finite and not negative, not " + std::to_string(ddof));
   using F = statistic_t<T>;

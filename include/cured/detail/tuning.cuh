@@ -2,7 +2,24 @@
 // The kernels' tuning, one policy per launch. Beside each value: why, the figure, where it was
 // measured (H200; the evidence under the named headings of docs/PERF.md).
 
+#include <cstddef>
+#include <cstdint>
+
 namespace cured::detail {
+
+/// The L2 policy of the loads (thread/load.cuh, l2_policy).
+struct load_policy {
+  /// Inputs of at most this many L2 sizes are read with evict_first priority: read once, they
+  /// displace each other rather than the L2's other lines. Larger inputs are read with
+  /// evict_unchanged, which measures as plain loads; evict_first is slower than plain loads from
+  /// 8 L2 sizes up on the H200 (PERF.md#the-l2-policy-of-the-loads).
+  static constexpr std::int64_t stream_first_limit = 4;
+};
+
+/// Whether inputs of `bytes` are read with evict_first on a device of `l2_bytes` of L2.
+inline bool stream_first(double bytes, std::size_t l2_bytes) {
+  return bytes <= double(load_policy::stream_first_limit) * double(l2_bytes);
+}
 
 /// single_pass_kernel beyond one small block.
 struct single_pass_policy {
@@ -32,14 +49,46 @@ struct arg_policy {
   static constexpr int min_blocks_per_sm = 4;
 };
 
-/// The axis kernels (rows_kernel, long_rows_kernel, columns_kernel).
+/// The axis kernels (rows_kernel, long_rows_kernel, columns_kernel) and their tiling
+/// (detail/axis_tiling.cuh; PERF.md#reductions-along-axes).
 struct axis_policy {
   static constexpr unsigned block = 256;
+  /// Blocks of long_rows_kernel an SM holds at least: four (64 registers) for accumulators of up
+  /// to 8 bytes, so that more loads are in flight (4096x65536 floats along axis 1: 94% -> 95% of
+  /// the floor, 256x1048576: 86% -> 98%, H200); larger ones keep every register they need.
+  template <class Acc>
+  static constexpr int long_rows_min_blocks = sizeof(Acc) <= 8 ? 4 : 1;
+  /// Rows are split over the blocks of long_rows_kernel only while the outputs are fewer than a
+  /// full SM of warps each (2048 threads, the resident limit from sm_80 to sm_90): beyond that
+  /// a group of lanes per output fills the device.
+  static constexpr int warps_per_sm = 64;
+  /// An output is long (split over blocks) from this many vectors, or when it spans several rows
+  /// and the outputs are fewer than the SMs: rows of a few KiB are read best by a warp each,
+  /// however few (their blocks would be short-lived and mostly idle).
+  static constexpr double long_output_vectors = 1024;
+  /// A part of a long output is at least this many rounds of the block's vectors (not tuned
+  /// on its own).
+  static constexpr int min_part_rounds = 4;
+  /// Rows each thread of columns_kernel reads at least where there are enough: deeper threads keep
+  /// more loads in flight and leave the block a shallower tree (float sums at 2^28 along axis 0,
+  /// 16 rows against 4: 64x4194304 75% -> 96% of the floor, H200).
+  static constexpr std::int64_t column_depth = 16;
+  /// columns_kernel's threads across at least: a 128-byte line of 16-byte vectors.
+  static constexpr unsigned column_width = 8;
+  /// Column tiles are split over blocks (ranges of rows) until this many waves of blocks.
+  static constexpr std::int64_t column_waves = 2;
+  /// The 16-byte vectors each lane of a short row takes for the statistics
+  /// (axis_plan::row_vectors_per_lane): four loads in flight per thread, one combination where a
+  /// lane per vector would take three (2^23 rows of 32 floats, H200: var_mean at 0.46 of the
+  /// sum's GB/s with 8 lanes per row, 0.86 with 2; aminmax 0.66 and 0.97).
+  static constexpr unsigned statistic_row_vectors = 4;
 };
 
 /// segments_kernel (docs/PERF.md#segmented-reductions).
 struct segment_policy {
   static constexpr unsigned block = 256;
+  /// A block takes at least two chunks' items, values and segment ends (not tuned on its own).
+  static constexpr int min_chunks_per_block = 2;
   /// Three blocks (85 registers): at four the kernel spilled and ran 3-37% slower on every
   /// distribution; without a bound it took 128 registers and two blocks.
   static constexpr int min_blocks_per_sm = 3;

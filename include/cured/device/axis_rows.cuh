@@ -227,11 +227,6 @@ __global__ void __launch_bounds__(Policy::block, 4)
   }
 }
 
-/// Blocks of long_rows_kernel an SM holds at least: four (64 registers) for accumulators of up to
-/// 8 bytes, so that more loads are in flight; larger ones keep every register they need.
-template <class Acc>
-inline constexpr int long_rows_blocks = sizeof(Acc) <= 8 ? 4 : 1;
-
 /// A block per part of an output: blocks o * splits ... (o + 1) * splits - 1 reduce output o.
 /// A part is a range of the output's rows (row_parts of them, rows_per_part rows each) times a
 /// range of each row's elements (the rest of the splits, chunk elements each); the block's
@@ -240,7 +235,7 @@ inline constexpr int long_rows_blocks = sizeof(Acc) <= 8 ? 4 : 1;
 /// combines the parts in order (partials: outputs * splits parts; counters: one per output,
 /// zero between launches).
 template <class Policy, class In, class Acc, class Load, class Op, class Store>
-__global__ void __launch_bounds__(Policy::block, long_rows_blocks<Acc>)
+__global__ void __launch_bounds__(Policy::block, Policy::template long_rows_min_blocks<Acc>)
     long_rows_kernel(const In* __restrict__ in, const row_shape shape, Acc identity, Load load, Op op, Store store,
                      unsigned* __restrict__ partials, unsigned* __restrict__ counters) {
   constexpr unsigned block = Policy::block;

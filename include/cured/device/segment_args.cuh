@@ -6,12 +6,13 @@
 #include <cstdint>
 
 #include "cured/grid/split_combine.cuh"
+#include "cured/types/segments.cuh"
 
 namespace cured::device {
 
 /// Bits of a segmented reduction's status word (0: the offsets were valid).
-inline constexpr unsigned segment_offsets_decrease = 1;  ///< some offset is below the one before it
-inline constexpr unsigned segment_offsets_outside = 2;   ///< offsets[0] < 0 or offsets[count] > n
+inline constexpr unsigned segment_offsets_decrease = offsets_decrease;
+inline constexpr unsigned segment_offsets_outside = offsets_outside;
 
 /// The walks of segments_kernel, each a kernel of its own that holds only its own paths'
 /// code (detail/dispatch_segments.cuh launches one by the mean length): chunks and windows;

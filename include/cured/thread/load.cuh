@@ -28,13 +28,8 @@ __host__ __device__ inline std::int64_t unaligned_head(const T* in, std::int64_t
   return head < n ? head : n;
 }
 
-/// Inputs of at most this many L2 sizes are read with evict_first priority: read once, they
-/// displace each other rather than the L2's other lines, dirty ones included. Larger inputs are
-/// read with evict_unchanged, which measures as plain loads; evict_first is slower than plain
-/// loads from 8 L2 sizes up on the H200 (docs/PERF.md#the-l2-policy-of-the-loads).
-inline constexpr std::int64_t stream_first_limit = 4;
-
-/// The L2 policy of load_vector: evict_first or evict_unchanged. (The policy travels in the
+/// The L2 policy of load_vector: evict_first or evict_unchanged (which inputs take evict_first:
+/// detail::load_policy). (The policy travels in the
 /// load's memory descriptor: the same instruction either way.)
 __device__ __forceinline__ std::uint64_t l2_policy(bool evict_first) {
   std::uint64_t p = 0;

@@ -196,9 +196,10 @@ if [[ $mode == segments ]]; then
 fi
 
 if [[ $mode == walks ]]; then
-  nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Iinclude bench/probe/segments.cu -o "$build/segments_probe" \
-    >"$out/probe_build.log" 2>&1 || { tail -20 "$out/probe_build.log"; exit 1; }
-  timeout 400 "$build/segments_probe" walks u1 u4 u16 u64 u256 u1024 u4096 pl ob em >"$out/walks.log" 2>&1
+  { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCURED_BUILD_PROBES=ON &&
+    cmake --build "$build" -j"$(nproc)" --target segments_probe; } >"$out/probe_build.log" 2>&1 ||
+    { tail -20 "$out/probe_build.log"; exit 1; }
+  timeout 400 "$build/bench/segments_probe" walks u1 u4 u16 u64 u256 u1024 u4096 pl ob em >"$out/walks.log" 2>&1
   note "walks probe: rc=$?"
   while IFS= read -r line; do note "  $line"; done <"$out/walks.log"
 fi

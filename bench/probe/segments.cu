@@ -1,7 +1,7 @@
 // Development probe: segmented reductions through each walk of segments_kernel (chunks,
 // grouped, mixed), the one the mean length takes marked *, against a read floor, cold.
-//   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Iinclude bench/probe/segments.cu -o segments_probe
-//   ./segments_probe <label> [distribution ...]
+//   cmake -S . -B build/release -DCURED_BUILD_PROBES=ON && cmake --build build/release --target segments_probe
+//   build/release/bench/segments_probe <label> [distribution ...]
 // Distributions: uN (every segment N values), rN (lengths uniform in [N/2, 3N/2]), em (a third
 // empty, the others 1 to 200), pl (cured-bench's powerlaw: floor(2^(20 u)), u uniform in
 // [0, 1)), ob (cured-bench's onebig: segments of 4, one of n / 2). n = 2^24 and 2^28; one line

@@ -1,6 +1,6 @@
 // Development probe: whole-array logsumexp and var_mean against sum and a read floor, cold.
-//   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Iinclude bench/probe/statistics.cu -o statistics_probe
-//   ./statistics_probe <label> [all|one|double] [normal]
+//   cmake -S . -B build/release -DCURED_BUILD_PROBES=ON && cmake --build build/release --target statistics_probe
+//   build/release/bench/statistics_probe <label> [all|one|double] [normal]
 // all (the default): one line per type and size, floor, sum, logsumexp and var_mean times;
 // double: double only; one: one launch of logsumexp and sum of bfloat16 at the first size (for
 // ncu). Values in [-2, 2] (a fixed sequence of 4001 steps), or with `normal` N(0, 1):

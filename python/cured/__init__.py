@@ -21,7 +21,7 @@ ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) fo
 
 import sys
 
-from . import _lib
+from . import _arrays, _lib
 from ._arrays import contiguous_strides, describe
 from ._lib import CuredError, CuredTypeError, CuredValueError
 
@@ -32,9 +32,6 @@ __all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var"
            "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "CuredError",
            "CuredTypeError", "CuredValueError"]
 __version__ = "0.1.0"
-
-_INTEGERS = frozenset((_lib.BOOL, _lib.INT8, _lib.UINT8, _lib.INT16, _lib.INT32, _lib.INT64))
-
 
 def normalize_dims(dim, rank):
     """dim (None, an int, or a sequence of ints, negative from the end) as sorted axes of a
@@ -72,77 +69,84 @@ def out_shape(shape, axes, keepdim):
     return tuple(e for k, e in enumerate(shape) if k not in axes)
 
 
-# Plans of torch calls by (op, dtype, shape, strides, device, dim, keepdim, requested): what
-# the generic path below works out, kept so that a repeated call does only the allocation and
-# the C call (a torch call's host cost is otherwise several microseconds of Python).
+# The torch fast path: plans of torch calls by (op, dtype, shape, strides, device, dim, keepdim,
+# requested) for ops and (-1 - statistic, ...) for statistics, as _plan works them out, kept so
+# that a repeated call does only a dict lookup, the allocation (new_empty) and the C call (a torch
+# call's host cost is otherwise several microseconds of Python). Other inputs run _plan each call.
 _plans = {}
 _torch_tensor = None
+_torch_stream = None
 _PTR = _lib.POINTER_BYTES
 _ORDER = sys.byteorder
 
 
-def _resolve(op, d, dtype):
-    """The op as run on input d and its output's type code: the exact sum of integers is their
-    int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
+def _bind_torch():
+    """Binds the fast path to torch, once a torch tensor arrives."""
+    global _torch_tensor, _torch_stream
+    import torch
+    _torch_stream = _arrays.torch_framework().current_stream
+    _torch_tensor = torch.Tensor
+
+
+def _resolve(op, d, dtype, segments=False):
+    """The op as run on input d (along axes, or per segment) and its output's type code: the
+    exact sum of integers is their int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
     requested = -1 if dtype is None else d.fw.dtype_code(dtype)
-    if op == _lib.EXACT_SUM and d.dtype in _INTEGERS:
+    if op == _lib.EXACT_SUM and d.dtype not in _lib.FLOATING:
         op = _lib.SUM
-    return op, _lib.result_dtype(op, d.dtype, requested)
+    return op, _lib.result_dtype(op, d.dtype, requested, segments)
 
 
-def _plan(op, d, dim, keepdim, dtype):
-    """What a reduction of input d works out before it runs: the op, the reduced axes, the
-    output's type code and shape."""
+def _plan(statistic, which, d, dim, keepdim, dtype=None):
+    """What a reduction along axes of input d works out before it runs, for torch's fast path
+    (kept by key) and every other input (each call) alike: which (an op, or a statistic when
+    `statistic`) as run, the output's shape and its dtype in d's framework, the packed axes and
+    their count, and the input's and the output's cured_array bytes after their data pointer."""
     axes = normalize_dims(dim, len(d.shape))
-    op, code = _resolve(op, d, dtype)
-    return op, axes, code, out_shape(d.shape, axes, keepdim)
+    if statistic:
+        code = _lib.statistic_dtype(which, d.dtype)
+    else:
+        which, code = _resolve(which, d, dtype)
+    shape = out_shape(d.shape, axes, keepdim)
+    return (which, shape, d.fw.dtype_of(code), _lib.pack_axes(axes), len(axes),
+            _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:],
+            _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:])
 
 
-def _torch_plan(op, x, dim, keepdim, dtype):
-    d = describe(x)
-    op, axes, code, shape = _plan(op, d, dim, keepdim, dtype)
-    in_rest = _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:]
-    out_rest = _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:]
-    return (op, shape, d.fw.of_code[code], _lib.pack_axes(axes), len(axes), in_rest, out_rest, d.fw.current_stream)
+def _keep(key, plan):
+    """plan, kept for key (the cache forgets everything past 4096 plans)."""
+    if len(_plans) > 4096:
+        _plans.clear()
+    _plans[key] = plan
+    return plan
 
 
 def _reduce(op, x, dim, keepdim, dtype=None):
-    global _torch_tensor
     if type(x) is _torch_tensor:
         device = x.get_device()
         if device >= 0:
             key = (op, x.dtype, x.shape, x.stride(), device, dim if type(dim) is not list else tuple(dim), keepdim, dtype)
             plan = _plans.get(key)
             if plan is None:
-                if len(_plans) > 4096:
-                    _plans.clear()
-                plan = _plans[key] = _torch_plan(op, x, dim, keepdim, dtype)
-            c_op, shape, out_dtype, axes, naxes, in_rest, out_rest, stream = plan
+                plan = _keep(key, _plan(False, op, describe(x), dim, keepdim, dtype))
+            c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
             out = x.new_empty(shape, dtype=out_dtype)
             status = _lib.lib.cured_reduce(c_op, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
                                            out.data_ptr().to_bytes(_PTR, _ORDER) + out_rest, None,
-                                           stream(device), None)
+                                           _torch_stream(device), None)
             if status:
                 _lib.raise_for(status)
             return out
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
         return _reduce(op, x, dim, keepdim, dtype)
-    return _generic_reduce(op, x, dim, keepdim, dtype)
-
-
-def _bind_torch():
-    global _torch_tensor
-    import torch
-    _torch_tensor = torch.Tensor
-
-
-def _generic_reduce(op, x, dim, keepdim, dtype=None):
     d = describe(x)
-    op, axes, code, shape = _plan(op, d, dim, keepdim, dtype)
-    out, ptr = d.fw.empty(shape, code, d)
-    _lib.reduce(op, _lib.pack_array(d.ptr, d.dtype, d.shape, d.strides), axes,
-                _lib.pack_array(ptr, code, shape, contiguous_strides(shape)), d.stream)
+    c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(False, op, d, dim, keepdim, dtype)
+    out, ptr = d.fw.empty(shape, out_dtype, d)
+    status = _lib.lib.cured_reduce(c_op, d.ptr.to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
+                                   ptr.to_bytes(_PTR, _ORDER) + out_rest, None, d.stream, None)
+    if status:
+        _lib.raise_for(status)
     return out
 
 
@@ -182,15 +186,8 @@ def exact_sum(x, dim=None, keepdim=False):
 
 # ---- statistics: one pass along axes ------------------------------------------------------------
 
-def _statistic_plan(stat, d, dim, keepdim):
-    """A statistic's reduced axes, output type code and output shape on input d."""
-    axes = normalize_dims(dim, len(d.shape))
-    return axes, _lib.statistic_dtype(stat, d.dtype), out_shape(d.shape, axes, keepdim)
-
-
 def _statistic(stat, x, dim, keepdim, param=0.0):
     """The statistic's output, or for the two-part ones the pair of outputs."""
-    global _torch_tensor
     two = stat in _lib.TWO_PART
     if type(x) is _torch_tensor:
         device = x.get_device()
@@ -199,21 +196,14 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
                    keepdim)
             plan = _plans.get(key)
             if plan is None:
-                if len(_plans) > 4096:
-                    _plans.clear()
-                d = describe(x)
-                axes, code, shape = _statistic_plan(stat, d, dim, keepdim)
-                plan = _plans[key] = (shape, d.fw.of_code[code], _lib.pack_axes(axes), len(axes),
-                                      _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:],
-                                      _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:],
-                                      d.fw.current_stream)
-            shape, out_dtype, axes, naxes, in_rest, out_rest, stream = plan
+                plan = _keep(key, _plan(True, stat, describe(x), dim, keepdim))
+            _, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
             out = x.new_empty(shape, dtype=out_dtype)
             second = x.new_empty(shape, dtype=out_dtype) if two else None
             status = _lib.lib.cured_statistic_reduce(
                 stat, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes, param,
                 out.data_ptr().to_bytes(_PTR, _ORDER) + out_rest,
-                second.data_ptr().to_bytes(_PTR, _ORDER) + out_rest if two else None, stream(device), None)
+                second.data_ptr().to_bytes(_PTR, _ORDER) + out_rest if two else None, _torch_stream(device), None)
             if status:
                 _lib.raise_for(status)
             return (out, second) if two else out
@@ -221,13 +211,14 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
         _bind_torch()
         return _statistic(stat, x, dim, keepdim, param)
     d = describe(x)
-    axes, code, shape = _statistic_plan(stat, d, dim, keepdim)
-    strides = contiguous_strides(shape)
-    out, ptr = d.fw.empty(shape, code, d)
-    second, second_ptr = d.fw.empty(shape, code, d) if two else (None, 0)
-    _lib.statistic_reduce(stat, _lib.pack_array(d.ptr, d.dtype, d.shape, d.strides), axes, param,
-                          _lib.pack_array(ptr, code, shape, strides),
-                          _lib.pack_array(second_ptr, code, shape, strides) if two else None, d.stream)
+    _, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(True, stat, d, dim, keepdim)
+    out, ptr = d.fw.empty(shape, out_dtype, d)
+    second, second_ptr = d.fw.empty(shape, out_dtype, d) if two else (None, 0)
+    status = _lib.lib.cured_statistic_reduce(
+        stat, d.ptr.to_bytes(_PTR, _ORDER) + in_rest, axes, naxes, param, ptr.to_bytes(_PTR, _ORDER) + out_rest,
+        second_ptr.to_bytes(_PTR, _ORDER) + out_rest if two else None, d.stream, None)
+    if status:
+        _lib.raise_for(status)
     return (out, second) if two else out
 
 
@@ -282,7 +273,7 @@ def aminmax(x, *, dim=None, keepdim=False):
 def vector_norm(x, ord=2, dim=None, keepdim=False):
     """torch.linalg.vector_norm for ord 1, 2 (scaled: no overflow or underflow) and inf; other
     orders raise ValueError."""
-    return _statistic(_lib.NORM, x, dim, keepdim, _order(ord))
+    return _statistic(_lib.VECTOR_NORM, x, dim, keepdim, _order(ord))
 
 
 def logsumexp(x, dim=None, keepdim=False):
@@ -325,50 +316,64 @@ def _segment_inputs(values, offsets):
 
 
 def _segment(op, values, offsets, dtype, check):
+    """op of each segment, with the segment family's type rules (SEGMENT_RESULT_DTYPES)."""
     v, o, count = _segment_inputs(values, offsets)
-    op, code = _resolve(op, v, dtype)
-    out, ptr = v.fw.empty((count,), code, v)
+    op, code = _resolve(op, v, dtype, segments=True)
+    out, ptr = v.fw.empty((count,), v.fw.dtype_of(code), v)
     _lib.segment_reduce(op, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count,
                         _lib.pack_array(ptr, code, (count,), (1,)), check, v.stream)
     return out
 
 
 def segment_sum(values, offsets, *, dtype=None, check=True):
-    """The sum of each segment values[offsets[s]:offsets[s + 1]] (values: one contiguous axis
-    of int32, int64, float16, bfloat16, float32 or float64; offsets: count + 1 non-decreasing
-    int64 within [0, len(values)], contiguous, on the same device). check=True waits for the result and raises
-    ValueError for bad offsets; check=False returns at once (bad offsets then leave the results
-    unspecified, never read outside the values)."""
+    """The sum of each segment values[offsets[s]:offsets[s + 1]] (values: one axis of int32,
+    int64, float16, bfloat16, float32 or float64; offsets: count + 1 non-decreasing int64 within
+    [0, len(values)], contiguous, on the same device), of sum's types; dtype as sum's (float32
+    for float16 and bfloat16 values, float64 for float32). check=True waits for the result and
+    raises ValueError for bad offsets; check=False returns at once (bad offsets then leave the
+    results unspecified, never read outside the values)."""
     return _segment(_lib.SUM, values, offsets, dtype, check)
 
 
 def segment_amin(values, offsets, *, check=True):
+    """The least value of each segment (NaN if any is NaN; +inf, or the type's largest, when
+    empty); values and offsets as for segment_sum."""
     return _segment(_lib.MIN, values, offsets, None, check)
 
 
 def segment_amax(values, offsets, *, check=True):
+    """The greatest value of each segment (NaN if any is NaN; -inf, or the type's smallest, when
+    empty); values and offsets as for segment_sum."""
     return _segment(_lib.MAX, values, offsets, None, check)
 
 
 def segment_argmin(values, offsets, *, check=True):
-    """The index within each segment of its first least value; -1 for an empty segment."""
+    """The int64 index within each segment of its first least value (the first NaN if any); -1
+    for an empty segment."""
     return _segment(_lib.ARGMIN, values, offsets, None, check)
 
 
 def segment_argmax(values, offsets, *, check=True):
+    """The int64 index within each segment of its first greatest value (the first NaN if any);
+    -1 for an empty segment."""
     return _segment(_lib.ARGMAX, values, offsets, None, check)
 
 
 def segment_exact_sum(values, offsets, *, check=True):
+    """The exact sum of each segment rounded once, as exact_sum (integers: the int64 sum); 0 when
+    empty."""
     return _segment(_lib.EXACT_SUM, values, offsets, None, check)
 
 
 def _segment_statistic(stat, values, offsets, check, param=0.0):
+    """stat of each segment (a pair for the two-part ones), with the segment family's type rules
+    (SEGMENT_STATISTIC_DTYPES)."""
     v, o, count = _segment_inputs(values, offsets)
-    code = _lib.statistic_dtype(stat, v.dtype)
+    code = _lib.statistic_dtype(stat, v.dtype, segments=True)
+    out_dtype = v.fw.dtype_of(code)
     two = stat in _lib.TWO_PART
-    out, ptr = v.fw.empty((count,), code, v)
-    second, second_ptr = v.fw.empty((count,), code, v) if two else (None, 0)
+    out, ptr = v.fw.empty((count,), out_dtype, v)
+    second, second_ptr = v.fw.empty((count,), out_dtype, v) if two else (None, 0)
     _lib.segment_statistic(stat, _lib.pack_array(v.ptr, v.dtype, v.shape, v.strides), o.ptr, count, param,
                            _lib.pack_array(ptr, code, (count,), (1,)),
                            _lib.pack_array(second_ptr, code, (count,), (1,)) if two else None, check, v.stream)
@@ -376,47 +381,57 @@ def _segment_statistic(stat, values, offsets, check, param=0.0):
 
 
 def segment_mean(values, offsets, *, check=True):
-    """The statistics of each segment, as the functions along axes; values and offsets as for
-    segment_sum (values of floating types here; of any type for aminmax (int32, int64 and the
-    floating types), count_nonzero, any and all)."""
+    """The mean of each segment, as mean (NaN when empty); values and offsets as for segment_sum,
+    of floating types for this and the other floating statistics (var to logsumexp)."""
     return _segment_statistic(_lib.MEAN, values, offsets, check)
 
 
 def segment_var(values, offsets, *, correction=1, check=True):
+    """The variance of each segment in one pass, as var: m2 / max(n - correction, 0)."""
     return _segment_statistic(_lib.VAR, values, offsets, check, _correction(correction))
 
 
 def segment_std(values, offsets, *, correction=1, check=True):
+    """The standard deviation of each segment, as std: the square root of segment_var."""
     return _segment_statistic(_lib.STD, values, offsets, check, _correction(correction))
 
 
 def segment_var_mean(values, offsets, *, correction=1, check=True):
+    """(var, mean) of each segment from the same pass, as var_mean."""
     return _segment_statistic(_lib.VAR_MEAN, values, offsets, check, _correction(correction))
 
 
 def segment_std_mean(values, offsets, *, correction=1, check=True):
+    """(std, mean) of each segment from the same pass, as std_mean."""
     return _segment_statistic(_lib.STD_MEAN, values, offsets, check, _correction(correction))
 
 
 def segment_aminmax(values, offsets, *, check=True):
+    """(min, max) of each segment in one pass, as aminmax (the identities when empty), of the
+    segment types."""
     return _segment_statistic(_lib.AMINMAX, values, offsets, check)
 
 
 def segment_vector_norm(values, offsets, ord=2, *, check=True):
-    return _segment_statistic(_lib.NORM, values, offsets, check, _order(ord))
+    """The vector norm of each segment, as vector_norm: ord 1, 2 or inf; 0 when empty."""
+    return _segment_statistic(_lib.VECTOR_NORM, values, offsets, check, _order(ord))
 
 
 def segment_logsumexp(values, offsets, *, check=True):
+    """log(sum(exp(values))) of each segment in one pass, as logsumexp; -inf when empty."""
     return _segment_statistic(_lib.LOGSUMEXP, values, offsets, check)
 
 
 def segment_count_nonzero(values, offsets, *, check=True):
+    """The int64 count of nonzero values of each segment (values of any type), as count_nonzero."""
     return _segment_statistic(_lib.COUNT_NONZERO, values, offsets, check)
 
 
 def segment_any(values, offsets, *, check=True):
+    """Whether some value of each segment is nonzero (values of any type); False when empty."""
     return _segment_statistic(_lib.ANY, values, offsets, check)
 
 
 def segment_all(values, offsets, *, check=True):
+    """Whether every value of each segment is nonzero (values of any type); True when empty."""
     return _segment_statistic(_lib.ALL, values, offsets, check)

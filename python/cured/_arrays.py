@@ -30,10 +30,12 @@ def contiguous_strides(shape):
     return tuple(strides)
 
 
-# NumPy type strings (typestr, without the byte order) and names to dtype codes.
-_TYPESTR = {"b1": _lib.BOOL, "i1": _lib.INT8, "u1": _lib.UINT8, "i2": _lib.INT16, "i4": _lib.INT32, "i8": _lib.INT64,
-            "f2": _lib.FLOAT16, "f4": _lib.FLOAT32, "f8": _lib.FLOAT64}
-_NAMES = {name: code for code, name in enumerate(_lib.DTYPE_NAMES)}
+# The element types' table (_lib.DTYPES) as each way of naming a type names them: NumPy's type
+# strings (__array_interface__'s, without the byte order; a row with "" has none), the names
+# (NumPy's, CuPy's, torch's) and DLPack's (code, bits).
+_TYPESTR = {row.typestr: row.code for row in _lib.DTYPES if row.typestr}
+_NAMES = {row.name: row.code for row in _lib.DTYPES}
+_DL_CODES = {(row.dlpack_code, row.dlpack_bits): row.code for row in _lib.DTYPES}
 
 
 def _unsupported(what):
@@ -63,9 +65,9 @@ class _Torch:
     def __init__(self):
         import torch
         self.torch = torch
-        self.to_code = {torch.bool: _lib.BOOL, torch.int8: _lib.INT8, torch.uint8: _lib.UINT8, torch.int16: _lib.INT16,
-                        torch.int32: _lib.INT32, torch.int64: _lib.INT64, torch.float16: _lib.FLOAT16,
-                        torch.bfloat16: _lib.BFLOAT16, torch.float32: _lib.FLOAT32, torch.float64: _lib.FLOAT64}
+        # torch.<name> for each row of the table (torch.bool, torch.float32, ...); rows torch lacks are not taken.
+        dtypes = ((getattr(torch, row.name, None), row.code) for row in _lib.DTYPES)
+        self.to_code = {t: code for t, code in dtypes if isinstance(t, torch.dtype)}
         self.of_code = {code: t for t, code in self.to_code.items()}
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.current_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
@@ -85,8 +87,16 @@ class _Torch:
         device = x.get_device()
         return Desc(x.data_ptr(), code, tuple(x.shape), x.stride(), device, self.current_stream(device), self, x)
 
-    def empty(self, shape, code, d):
-        out = self.torch.empty(shape, dtype=self.of_code[code], device=self.torch.device("cuda", d.device))
+    def dtype_of(self, code):
+        """torch's dtype of a cured dtype code."""
+        dtype = self.of_code.get(code)
+        if dtype is None:
+            raise _unsupported("%s (torch has none)" % _lib.DTYPE_NAMES[code])
+        return dtype
+
+    def empty(self, shape, dtype, d):
+        """A new tensor of shape and torch dtype on d's device, and its data pointer."""
+        out = self.torch.empty(shape, dtype=dtype, device=self.torch.device("cuda", d.device))
         return out, out.data_ptr()
 
 
@@ -116,10 +126,14 @@ class _CuPy:
             strides = contiguous_strides(x.shape)
         return Desc(x.data.ptr, code, tuple(x.shape), strides, x.device.id, self.cupy.cuda.get_current_stream().ptr, self, x)
 
-    def empty(self, shape, code, d):
-        name = "bool" if code == _lib.BOOL else _lib.DTYPE_NAMES[code]
+    def dtype_of(self, code):
+        """CuPy's dtype of a cured dtype code: its name."""
+        return _lib.DTYPE_NAMES[code]
+
+    def empty(self, shape, dtype, d):
+        """A new array of shape and dtype on d's device, and its data pointer."""
         with self.cupy.cuda.Device(d.device):
-            out = self.cupy.empty(shape, dtype=name)
+            out = self.cupy.empty(shape, dtype=dtype)
         return out, out.data.ptr
 
 
@@ -181,8 +195,6 @@ class _DLTensor(ctypes.Structure):
                 ("byte_offset", ctypes.c_uint64)]
 
 
-_DL_CODES = {(0, 8): _lib.INT8, (0, 16): _lib.INT16, (0, 32): _lib.INT32, (0, 64): _lib.INT64, (1, 8): _lib.UINT8,
-             (2, 16): _lib.FLOAT16, (2, 32): _lib.FLOAT32, (2, 64): _lib.FLOAT64, (4, 16): _lib.BFLOAT16, (6, 8): _lib.BOOL}
 _get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _get_pointer.restype = ctypes.c_void_p
 _get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -219,6 +231,11 @@ def _framework(name, make):
     if fw is None:
         fw = _frameworks[name] = make()
     return fw
+
+
+def torch_framework():
+    """The torch framework (imports torch)."""
+    return _framework("torch", _Torch)
 
 
 def describe(x):

@@ -1,6 +1,10 @@
-"""The package without a GPU: dims, shapes, the type rules of the C library, the reading of
-array descriptions, and the errors the C library returns before it touches CUDA."""
+"""The package without a GPU: dims, shapes, the tables and type rules of the C library as
+Python reads them, the reading of array descriptions, and the errors the C library returns
+before it touches CUDA."""
 
+import ctypes
+import inspect
+import itertools
 import unittest
 
 import cured
@@ -49,7 +53,7 @@ class TypeRules(unittest.TestCase):
         for t in (_lib.FLOAT16, _lib.BFLOAT16, _lib.FLOAT32, _lib.FLOAT64):
             self.assertEqual(_lib.result_dtype(_lib.SUM, t), t)
         self.assertEqual(_lib.result_dtype(_lib.SUM, _lib.BFLOAT16, _lib.FLOAT32), _lib.FLOAT32)
-        with self.assertRaisesRegex(TypeError, "no sum of float32 as float16"):
+        with self.assertRaisesRegex(TypeError, r"no sum of float32 as float16 \(dtype may be float32, float64\)"):
             _lib.result_dtype(_lib.SUM, _lib.FLOAT32, _lib.FLOAT16)
 
     def test_the_other_ops(self):
@@ -57,14 +61,31 @@ class TypeRules(unittest.TestCase):
         self.assertEqual(_lib.result_dtype(_lib.ARGMIN, _lib.FLOAT16), _lib.INT64)
         self.assertEqual(_lib.result_dtype(_lib.EXACT_SUM, _lib.FLOAT16), _lib.FLOAT32)
         self.assertEqual(_lib.result_dtype(_lib.EXACT_SUM, _lib.FLOAT64), _lib.FLOAT64)
-        with self.assertRaises(cured.CuredTypeError):
+        with self.assertRaisesRegex(cured.CuredTypeError, "exact_sum takes float16, bfloat16, float32, float64 "
+                                                          "elements, not int32"):
             _lib.result_dtype(_lib.EXACT_SUM, _lib.INT32)
+
+    def test_segments_have_their_own_rules(self):
+        """The segmented reductions take the types whose `segments` column is 1, with every sum
+        widening: Python's check is theirs, not the axes' (float16 into float32 once passed
+        Python's check per segment and failed in C)."""
+        for widening in ((_lib.FLOAT16, _lib.FLOAT32), (_lib.BFLOAT16, _lib.FLOAT32), (_lib.FLOAT32, _lib.FLOAT64)):
+            for segments in (False, True):
+                self.assertEqual(_lib.result_dtype(_lib.SUM, *widening, segments=segments), widening[1])
+        self.assertEqual(_lib.result_dtype(_lib.SUM, _lib.INT32, segments=True), _lib.INT64)
+        with self.assertRaisesRegex(TypeError, "segment sum takes int32, int64, float16, bfloat16, float32, float64 "
+                                               "elements, not int8"):
+            _lib.result_dtype(_lib.SUM, _lib.INT8, segments=True)
+        with self.assertRaisesRegex(TypeError, "segment aminmax takes .* not uint8"):
+            _lib.statistic_dtype(_lib.AMINMAX, _lib.UINT8, segments=True)
+        self.assertEqual(_lib.statistic_dtype(_lib.ANY, _lib.INT8, segments=True), _lib.BOOL)
+        self.assertEqual(_lib.statistic_dtype(_lib.COUNT_NONZERO, _lib.BOOL, segments=True), _lib.INT64)
 
 
 class StatisticRules(unittest.TestCase):
     def test_result_types(self):
         for t in (_lib.FLOAT16, _lib.BFLOAT16, _lib.FLOAT32):
-            for s in (_lib.MEAN, _lib.VAR, _lib.STD_MEAN, _lib.NORM, _lib.LOGSUMEXP):
+            for s in (_lib.MEAN, _lib.VAR, _lib.STD_MEAN, _lib.VECTOR_NORM, _lib.LOGSUMEXP):
                 self.assertEqual(_lib.statistic_dtype(s, t), _lib.FLOAT32)
         self.assertEqual(_lib.statistic_dtype(_lib.VAR_MEAN, _lib.FLOAT64), _lib.FLOAT64)
         for t in range(len(_lib.DTYPE_NAMES)):
@@ -72,7 +93,8 @@ class StatisticRules(unittest.TestCase):
             self.assertEqual(_lib.statistic_dtype(_lib.COUNT_NONZERO, t), _lib.INT64)
             self.assertEqual(_lib.statistic_dtype(_lib.ANY, t), _lib.BOOL)
             self.assertEqual(_lib.statistic_dtype(_lib.ALL, t), _lib.BOOL)
-        with self.assertRaisesRegex(TypeError, "logsumexp takes floating elements"):
+        with self.assertRaisesRegex(TypeError, "logsumexp takes float16, bfloat16, float32, float64 elements, "
+                                               "not int32"):
             _lib.statistic_dtype(_lib.LOGSUMEXP, _lib.INT32)
 
     def test_arguments(self):
@@ -99,6 +121,105 @@ class StatisticRules(unittest.TestCase):
             call(_lib.ANY, out_dtype=_lib.INT64, second=False)
         with self.assertRaisesRegex(ValueError, "not a multiple of its element size"):
             call(_lib.LOGSUMEXP, second=False, data=66)
+
+
+class Tables(unittest.TestCase):
+    """Python's names and maps against the library's rows, queried here afresh."""
+
+    def test_abi_version(self):
+        self.assertEqual(_lib.lib.cured_abi_version(), 2)
+
+    def rows(self, query, info):
+        rows = []
+        while query(len(rows), ctypes.byref(info)) == _lib.SUCCESS:
+            rows.append((info.name.decode(),) + tuple(getattr(info, f) for f, _ in info._fields_[1:]))
+            self.assertLess(len(rows), 1000, "%s: no end" % query.__name__)
+        self.assertEqual(query(len(rows), ctypes.byref(info)), _lib.ERROR_INVALID, "the first code past the table")
+        self.assertEqual(query(-1, ctypes.byref(info)), _lib.ERROR_INVALID, "code -1")
+        return rows
+
+    def test_element_types(self):
+        rows = self.rows(_lib.lib.cured_dtype_query, _lib.DtypeInfo())
+        self.assertEqual(len(rows), len(_lib.DTYPES))
+        for code, (name, size, kind, dl_code, dl_bits, typestr, segments) in enumerate(rows):
+            typestr = (typestr or b"").decode()
+            self.assertEqual(_lib.DTYPES[code], (code, name, size, kind, dl_code, dl_bits, typestr, bool(segments)))
+            self.assertEqual(getattr(_lib, name.upper()), code, name)
+            self.assertEqual((_lib.DTYPE_NAMES[code], _lib.DTYPE_BYTES[code]), (name, size))
+            self.assertEqual(_arrays._NAMES[name], code)
+            self.assertEqual(_arrays._DL_CODES[(dl_code, dl_bits)], code, name)
+            self.assertEqual(code in _lib.FLOATING, kind == _lib.KIND_FLOATING, name)
+            if typestr:
+                self.assertEqual(_arrays._TYPESTR[typestr], code, name)
+            else:
+                self.assertNotIn(code, _arrays._TYPESTR.values(), "%s has no typestr" % name)
+        self.assertEqual(len(_arrays._TYPESTR), sum(1 for r in rows if r[5]))
+        self.assertEqual(len(_arrays._DL_CODES), len(rows), "one DLPack (code, bits) per row")
+        # The header's rows that the rest of the package names.
+        for name in ("BOOL", "INT32", "INT64", "FLOAT16", "BFLOAT16", "FLOAT32", "FLOAT64"):
+            self.assertIn(getattr(_lib, name), range(len(rows)))
+        self.assertEqual(_lib.DTYPES[_lib.BFLOAT16].typestr, "", "NumPy has no bfloat16")
+
+    def test_ops_and_statistics(self):
+        for query, table, names in ((_lib.lib.cured_op_query, _lib.OPS, _lib.OP_NAMES),
+                                    (_lib.lib.cured_statistic_query, _lib.STATISTICS, _lib.STATISTIC_NAMES)):
+            rows = self.rows(query, _lib.ReductionInfo())
+            self.assertEqual([tuple(r[1:]) for r in table], rows)
+            self.assertEqual(list(names), [r[0] for r in rows])
+            for code, row in enumerate(rows):
+                self.assertEqual(getattr(_lib, row[0].upper()), code, row[0])
+        self.assertEqual(_lib.TWO_PART, {r.code for r in _lib.STATISTICS if r.parts == 2})
+        self.assertEqual(_lib.TWO_PART, {_lib.VAR_MEAN, _lib.STD_MEAN, _lib.AMINMAX})
+        self.assertEqual(_lib.STATISTIC_NAMES[_lib.VECTOR_NORM], "vector_norm")
+        self.assertEqual(_lib.OP_NAMES[_lib.MIN], "min")
+
+    def test_type_rules(self):
+        """Each map holds exactly what its C function allows; the segment family allows nothing
+        the axes do not, with the same output."""
+        out = ctypes.c_int32()
+        n, ops, stats = len(_lib.DTYPES), len(_lib.OPS), len(_lib.STATISTICS)
+        for rule, table in ((_lib.lib.cured_result_dtype, _lib.RESULT_DTYPES),
+                            (_lib.lib.cured_segment_result_dtype, _lib.SEGMENT_RESULT_DTYPES)):
+            seen = {}
+            for key in itertools.product(range(ops), range(n), range(-1, n)):
+                if rule(*key, ctypes.byref(out)) == _lib.SUCCESS:
+                    seen[key] = out.value
+            self.assertEqual(table, seen, rule.__name__)
+        for rule, table in ((_lib.lib.cured_statistic_dtype, _lib.STATISTIC_DTYPES),
+                            (_lib.lib.cured_segment_statistic_dtype, _lib.SEGMENT_STATISTIC_DTYPES)):
+            seen = {}
+            for key in itertools.product(range(stats), range(n)):
+                if rule(*key, ctypes.byref(out)) == _lib.SUCCESS:
+                    seen[key] = out.value
+            self.assertEqual(table, seen, rule.__name__)
+        for key, code in _lib.SEGMENT_RESULT_DTYPES.items():
+            self.assertEqual(_lib.RESULT_DTYPES.get(key), code, key)
+            self.assertTrue(_lib.DTYPES[key[1]].segments, key)
+        for key, code in _lib.SEGMENT_STATISTIC_DTYPES.items():
+            self.assertEqual(_lib.STATISTIC_DTYPES.get(key), code, key)
+        self.assertEqual(_lib.lib.cured_segment_result_dtype(_lib.SUM, _lib.FLOAT16, _lib.FLOAT32, ctypes.byref(out)),
+                         _lib.SUCCESS, _lib.last_error())
+        self.assertEqual(out.value, _lib.FLOAT32)
+        self.assertEqual(_lib.SEGMENT_RESULT_DTYPES[(_lib.SUM, _lib.FLOAT16, _lib.FLOAT32)], _lib.FLOAT32)
+
+
+class PublicNames(unittest.TestCase):
+    def test_all(self):
+        """__all__: public names only, each defined and documented; every op and statistic has
+        its function along axes and per segment."""
+        for name in cured.__all__:
+            self.assertFalse(name.startswith("_"), name)
+            self.assertTrue(inspect.getdoc(getattr(cured, name)), "%s has no docstring" % name)
+        functions = {name for name, f in vars(cured).items()
+                     if inspect.isfunction(f) and f.__module__ == "cured" and not name.startswith("_")}
+        self.assertEqual(functions - set(cured.__all__), {"normalize_dims", "out_shape"})
+        for row in _lib.OPS:
+            name = {"min": "amin", "max": "amax"}.get(row.name, row.name)
+            self.assertIn(name, cured.__all__)
+            self.assertIn("segment_" + name, cured.__all__)
+        for row in _lib.STATISTICS:
+            self.assertIn(row.name, cured.__all__)
+            self.assertIn("segment_" + row.name, cured.__all__)
 
 
 class FakeCai:

@@ -30,8 +30,11 @@ numba_cuda, _NUMBA_ERROR = _try_import("numba.cuda")
 _OPS = ("sum", "amin", "amax", "argmin", "argmax", "exact_sum")
 _ARGS = ("argmin", "argmax")
 _EXTREMA = ("amin", "amax", "argmin", "argmax")
-_DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
-_FLOATS = ("float16", "bfloat16", "float32", "float64")
+# The element types of the library's table, the floating ones, and those the segments take (none
+# where cured is not importable: every class skips then).
+_DTYPES = cured._lib.DTYPE_NAMES if cured else ()
+_FLOATS = tuple(r.name for r in cured._lib.DTYPES if r.code in cured._lib.FLOATING) if cured else ()
+_SEGMENT_DTYPES = tuple(r.name for r in cured._lib.DTYPES if r.segments) if cured else ()
 _SHAPES = [(1,), (7,), (1000,), (33, 17), (4096, 3), (3, 4096), (5, 6, 7), (2, 3, 4, 5), (64, 1, 129), (0, 5), (5, 0),
            ()]
 
@@ -496,7 +499,7 @@ class SegmentTest(DeviceCase):
         offsets = [0, 0] + cuts + [n, n]
         o = torch.tensor(offsets, dtype=torch.int64, device="cuda")
         checks = _Checks(self)
-        for name in ("int32", "int64", "float16", "bfloat16", "float32", "float64"):
+        for name in _SEGMENT_DTYPES:
             values = _small_ints((n,), _dt(name), -5, 6)
             for (op, want), check in itertools.product(self._reference(values, offsets).items(), (True, False)):
                 what = "%s(%s n=%d, %d segments, check=%r)" % (op, name, n, len(offsets) - 1, check)

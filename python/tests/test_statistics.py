@@ -16,9 +16,13 @@ import unittest
 
 from test_device import _SHAPES, DeviceCase, _Checks, _dims, _dt, _same, cured, torch
 
-_FLOATING = ("mean", "var", "std", "var_mean", "std_mean", "vector_norm", "logsumexp")
-_ANY_TYPE = ("aminmax", "count_nonzero", "any", "all")
-_DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+# The statistics of the library's table: the floating ones (float32 results, float64 for float64)
+# and those of any element type; the element types (none where cured is not importable: every
+# class skips then).
+_lib = cured._lib if cured else None
+_FLOATING = tuple(r.name for r in _lib.STATISTICS if r.result == _lib.RESULT_MOMENT) if cured else ()
+_ANY_TYPE = tuple(r.name for r in _lib.STATISTICS if r.result != _lib.RESULT_MOMENT) if cured else ()
+_DTYPES = _lib.DTYPE_NAMES if cured else ()
 
 
 def _rows(x, dims):

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 
 namespace cured::bench {
 

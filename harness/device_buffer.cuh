@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 
 namespace cured::harness {
 

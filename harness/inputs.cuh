@@ -16,7 +16,7 @@
 #include <cuda_fp16.h>
 
 #include "cpu/random.hpp"
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 #include "harness/data_family.hpp"
 
 namespace cured::harness {

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 #include "ladder/ladder.cuh"
 
 namespace cured::ladder {

@@ -18,7 +18,7 @@
 #include <span>
 #include <string_view>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 
 namespace cured::ladder {
 

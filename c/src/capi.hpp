@@ -12,7 +12,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 #include "cured_c.h"
 

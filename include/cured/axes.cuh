@@ -9,7 +9,7 @@
 //   cured::exact_sum_async(x, {1}, cured::view(d_exact, {4096}), ws, stream); // rounded once
 //   cured::sum(x, {0, 1}, cured::view(d_total, {}));                       // blocking: waits
 //
-// `in` is a strided_view (cured/view.cuh) of device memory: any rank up to 8, any strides
+// `in` is a strided_view (cured/types/view.cuh) of device memory: any rank up to 8, any strides
 // (0 broadcasts), any alignment. `along` names the reduced axes. The output covers the kept axes
 // in order: a view of one axis per kept axis, or of one per input axis with extent 1 on the
 // reduced ones (keepdim); any strides, but its elements may not overlap each other or the
@@ -31,12 +31,12 @@
 
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/dispatch_axes.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured {

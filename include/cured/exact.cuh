@@ -14,7 +14,7 @@
 // sum: any NaN gives NaN; +inf and -inf together give NaN; an exact sum beyond the largest
 // finite value gives inf of its sign; subnormals count exactly (never flushed); an exact zero
 // is -0 only when every input is -0; the empty sum is +0. How: include/cured/device/exact_sum.cuh
-// and docs/EXACT.md. exact_result_t<T> (cured/accumulate.cuh) is the result's type.
+// and docs/EXACT.md. exact_result_t<T> (cured/types/accumulate.cuh) is the result's type.
 //
 // exact_dot: the exact sum of the exact products x[i] * y[i], rounded once, with the same rules
 // applied to the products: a NaN operand or inf * 0 gives NaN; products beyond the largest
@@ -27,7 +27,7 @@
 
 #include <cstdint>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/dispatch_exact.cuh"
 #include "cured/workspace.cuh"

@@ -51,13 +51,13 @@
 #include <exception>
 #include <string>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/ranks.cuh"
 #include "cured/detail/seam.cuh"
 #include "cured/device/rank_poison.cuh"
-#include "cured/error.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::nccl {

@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/dispatch.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/workspace.cuh"
 

@@ -43,12 +43,12 @@
 #include <string>
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/dispatch_segments.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured {

@@ -46,7 +46,7 @@
 #include <cstdint>
 
 #include "cured/detail/dispatch_statistics.cuh"
-#include "cured/statistic_ops.cuh"
+#include "cured/types/statistic_ops.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured {

@@ -20,7 +20,7 @@
 
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/dispatch_statistics.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured {

@@ -19,8 +19,8 @@
 #include <mutex>
 #include <string>
 
-#include "cured/completion.cuh"
-#include "cured/error.cuh"
+#include "cured/types/completion.cuh"
+#include "cured/types/error.cuh"
 
 namespace cured {
 

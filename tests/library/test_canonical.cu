@@ -11,7 +11,7 @@
 
 #include "cpu/axis_reference.hpp"
 #include "cured/detail/canonical.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/warp/warp_reduce.cuh"
 
 namespace cured::block {

@@ -17,7 +17,7 @@
 #include "cured/device/axis_columns.cuh"
 #include "cured/device/axis_rows.cuh"
 #include "cured/device/axis_walk.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 
 namespace cured::detail {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The blocking forms: a launch into the calling thread's workspace, then a wait for the
-// kernel's report (cured/completion.cuh).
+// kernel's report (cured/types/completion.cuh).
 //
 //   float s = detail::blocking<float>(stream, [&](float* d_out, workspace& ws) {
 //     detail::reduce<mode::blocking>(..., d_out, ..., ws, stream);
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 #include "cured/types/segments.cuh"
 #include "cured/workspace.cuh"
 

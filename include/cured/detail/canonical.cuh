@@ -15,8 +15,8 @@
 #include <string>
 #include <utility>
 
-#include "cured/error.cuh"
-#include "cured/view.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/view.cuh"
 
 namespace cured::detail {
 

@@ -19,15 +19,15 @@
 #include "cured/detail/tuning.cuh"
 #include "cured/device/arg.cuh"
 #include "cured/device/single_pass.cuh"
-#include "cured/error.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::detail {
 
 /// async: the result goes to the caller's device memory; blocking: to the workspace's mapped
-/// host memory as report words (cured/completion.cuh), which the caller waits for.
+/// host memory as report words (cured/types/completion.cuh), which the caller waits for.
 enum class mode { async, blocking };
 
 /// Launch shapes other than the automatic ones, for tests (0: automatic).

@@ -19,7 +19,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/axis_plan.cuh"
 #include "cured/detail/axis_tiling.cuh"
 #include "cured/detail/canonical.cuh"
@@ -31,9 +31,9 @@
 #include "cured/device/axis_columns.cuh"
 #include "cured/device/axis_exact.cuh"
 #include "cured/device/axis_rows.cuh"
-#include "cured/error.cuh"
-#include "cured/ops.cuh"
-#include "cured/view.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/ops.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::detail {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/dispatch.cuh"
 #include "cured/device/exact_dot.cuh"
 #include "cured/device/exact_sum.cuh"

@@ -26,10 +26,10 @@
 #include "cured/device/axis_exact.cuh"
 #include "cured/device/axis_walk.cuh"
 #include "cured/device/segments.cuh"
-#include "cured/error.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 #include "cured/types/segments.cuh"
 #include "cured/workspace.cuh"
 

@@ -22,7 +22,7 @@
 #include "cured/detail/tuning.cuh"
 #include "cured/detail/dispatch_segments.cuh"
 #include "cured/detail/statistic_kinds.cuh"
-#include "cured/view.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::detail {

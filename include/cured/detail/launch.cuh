@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 #include "cured/grid/cluster_combine.cuh"
 
 namespace cured::detail {

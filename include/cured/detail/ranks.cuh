@@ -20,13 +20,13 @@
 #include <type_traits>
 #include <typeinfo>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 #include "cured/detail/dispatch.cuh"
 #include "cured/detail/dispatch_exact.cuh"
 #include "cured/device/exact_shard.cuh"
 #include "cured/device/rank_combine.cuh"
 #include "cured/exact/shard.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/workspace.cuh"
 

@@ -10,7 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::detail {

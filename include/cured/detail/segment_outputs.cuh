@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "cured/detail/canonical.cuh"
-#include "cured/error.cuh"
-#include "cured/view.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/view.cuh"
 #include "cured/workspace.cuh"
 
 namespace cured::detail {

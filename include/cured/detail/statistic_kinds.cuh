@@ -10,10 +10,10 @@
 #include <string>
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
-#include "cured/error.cuh"
-#include "cured/ops.cuh"
-#include "cured/statistic_ops.cuh"
+#include "cured/types/accumulate.cuh"
+#include "cured/types/error.cuh"
+#include "cured/types/ops.cuh"
+#include "cured/types/statistic_ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/types/statistics.cuh"
 

@@ -19,10 +19,11 @@
 
 #include "cured/block/arg_pair.cuh"
 #include "cured/block/block_reduce.cuh"
-#include "cured/completion.cuh"
+#include "cured/thread/deliver.cuh"
+#include "cured/types/completion.cuh"
 #include "cured/device/launch_bounds.cuh"
 #include "cured/grid/hand_over.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 
@@ -173,14 +174,14 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(a
   }
 
   if (grid == 1) {
-    if (t == 0) deliver(out, Out(finish(best)), st.done);
+    if (t == 0) thread::deliver(out, Out(finish(best)), st.done);
     return;
   }
   if (grid::hand_over(ticket, best, order, key_value<T>{no_index, identity_value}, st, [&](const key_value<T>& share) {
         const wide w = block::reduce<block>(wide{share.index, share.value}, order, storage.indices);
         return key_value<T>{w.index, w.value};
       }))
-    deliver(out, Out(finish(best)), st.done);
+    thread::deliver(out, Out(finish(best)), st.done);
 }
 
 }  // namespace cured::device

@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "cured/ops.cuh"
-#include "cured/view.cuh"
+#include "cured/types/ops.cuh"
+#include "cured/types/view.cuh"
 
 namespace cured::device {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "cured/exact/shard.cuh"
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 
 namespace cured::device {
 

@@ -16,7 +16,8 @@
 #include <cstdint>
 
 #include "cured/block/block_reduce.cuh"
-#include "cured/completion.cuh"
+#include "cured/thread/deliver.cuh"
+#include "cured/types/completion.cuh"
 #include "cured/device/launch_bounds.cuh"
 #include "cured/grid/cluster_combine.cuh"
 #include "cured/grid/hand_over.cuh"
@@ -50,7 +51,9 @@ __global__ void __launch_bounds__(Policy::block, min_blocks_for<Policy, sizeof(A
                                         std::int64_t(grid) * block, thread::l2_policy(st.stream_first));
   v = block::reduce<block>(v, op, storage);
   // In the one thread that holds the whole reduction, after every other write of the launch.
-  const auto write_result = [&](const Acc& total) { deliver(out, Out(finish(op(init, total))), st.done); };
+  const auto write_result = [&](const Acc& total) {
+    thread::deliver(out, Out(finish(op(init, total))), st.done);
+  };
   if constexpr (Cluster) {
     if (grid::combine_in_cluster(v, op, identity, inbox)) write_result(v);
   } else if (grid == 1) {
@@ -73,7 +76,7 @@ __global__ void __launch_bounds__(Policy::block)
   __shared__ block::reduce_storage<Acc, block> storage;
   Acc v = thread::thread_reduce<Policy, true>(input, load, op, identity, threadIdx.x, block, thread::l2_policy(true));
   v = block::reduce<block>(v, op, storage);
-  if (threadIdx.x == 0) deliver(out, Out(finish(op(init, v))), done);
+  if (threadIdx.x == 0) thread::deliver(out, Out(finish(op(init, v))), done);
 }
 
 }  // namespace cured::device

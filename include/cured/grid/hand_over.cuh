@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cured/completion.cuh"
+#include "cured/types/completion.cuh"
 #include "cured/thread/words.cuh"
 
 namespace cured::grid {

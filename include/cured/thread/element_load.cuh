@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/load.cuh"
 
 namespace cured::thread {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 #include "cured/thread/element_load.cuh"
 #include "cured/thread/load.cuh"
 

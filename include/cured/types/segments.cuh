@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 
 namespace cured {
 

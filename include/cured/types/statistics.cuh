@@ -3,7 +3,7 @@
 
 #include <type_traits>
 
-#include "cured/accumulate.cuh"
+#include "cured/types/accumulate.cuh"
 
 namespace cured {
 

@@ -2,7 +2,7 @@
 // How a blocking call learns its result: the kernel writes it into mapped host memory as
 // report words, and the host spins on them instead of synchronizing the stream.
 //
-//   device: deliver(out, result, done);                 // thread 0, once, at the kernel's end
+//   device: thread::deliver(out, result, done);         // thread 0, once (thread/deliver.cuh)
 //   host:   read_report(words, done.value, &r, sizeof r) // true once every word has arrived
 //
 // Report word k holds the call's completion value in its upper 32 bits and the result's 32-bit
@@ -13,8 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
-#include "cured/thread/words.cuh"
 
 namespace cured {
 
@@ -41,25 +39,4 @@ inline bool read_report(const volatile std::uint64_t* words, unsigned value, voi
   return true;
 }
 
-namespace device {
-
-/// In one thread, once, with the launch's result: writes it to *out, or as report words when
-/// `done` names them.
-template <class T>
-__device__ __forceinline__ void deliver(T* out, const T& v, const completion& done) {
-  static_assert(sizeof(T) <= max_report_bytes, "cured: result larger than a report");
-  if (!done.words) {
-    thread::store_whole(out, v);
-    return;
-  }
-  unsigned w[thread::word_count<T>];
-  thread::words_of(v, w);
-#pragma unroll
-  for (int k = 0; k < thread::word_count<T>; ++k)
-    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(done.words + k),
-                 "l"((std::uint64_t(done.value) << 32) | w[k])
-                 : "memory");
-}
-
-}  // namespace device
 }  // namespace cured

@@ -17,15 +17,15 @@
 //   exponential per value; add_all(state, values) rescales once per round of values.
 // - scaled_squares_op: Blue's sum of squares in three ranges (small values scaled up, large ones
 //   scaled down), so that no square overflows or underflows (LAPACK's dnrm2): in
-//   cured/scaled_squares.cuh.
+//   cured/types/scaled_squares.cuh.
 
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <type_traits>
 
-#include "cured/ops.cuh"
-#include "cured/scaled_squares.cuh"
+#include "cured/types/ops.cuh"
+#include "cured/types/scaled_squares.cuh"
 
 namespace cured {
 

@@ -1,13 +1,13 @@
 #pragma once
 // The state and operator of cured::norm's 2-norm of doubles (detail/statistic_kinds.cuh,
-// norm2_statistic), one of the statistics' operators (cured/statistic_ops.cuh includes them):
+// norm2_statistic), one of the statistics' operators (cured/types/statistic_ops.cuh includes them):
 // Blue's sum of squares in three ranges, so that no square overflows or underflows, and its
 // square root as LAPACK's dnrm2 ends.
 
 #include <cmath>
 #include <type_traits>
 
-#include "cured/ops.cuh"
+#include "cured/types/ops.cuh"
 
 namespace cured {
 

@@ -13,7 +13,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "cured/error.cuh"
+#include "cured/types/error.cuh"
 
 namespace cured {
 

@@ -49,7 +49,7 @@ struct outputs {
 
 /// Launches every statistic into o: launch(k, kind) for the float outputs, then the counts.
 struct launches {
-  std::function<void(float*)> mean, var1, lse, stddev0;
+  std::function<void(float*)> mean, var1, lse, std0;
   std::function<void(float*, float*)> var_mean0, aminmax;
   std::function<void(float*, double)> norm;
   std::function<void(std::int64_t*)> count;
@@ -60,7 +60,7 @@ void run(const launches& l, const outputs& o) {
   l.mean(o.at(0));
   l.var1(o.at(1));
   l.var_mean0(o.at(2), o.at(3));
-  l.stddev0(o.at(4));
+  l.std0(o.at(4));
   l.aminmax(o.at(5), o.at(6));
   l.norm(o.at(7), 1);
   l.norm(o.at(8), 2);
@@ -132,7 +132,7 @@ launches axis_launches(cured::strided_view<const float> x, cured::axes along, st
   l.mean = [=](float* o) { cured::mean(x, along, v(o)); };
   l.var1 = [=](float* o) { cured::var(x, along, v(o)); };
   l.var_mean0 = [=](float* a, float* b) { cured::var_mean(x, along, v(a), v(b), 0.0); };
-  l.stddev0 = [=](float* o) { cured::std(x, along, v(o), 0.0); };
+  l.std0 = [=](float* o) { cured::std(x, along, v(o), 0.0); };
   l.aminmax = [=](float* a, float* b) { cured::aminmax(x, along, v(a), v(b)); };
   l.norm = [=](float* o, double p) { cured::vector_norm(x, along, v(o), p); };
   l.lse = [=](float* o) { cured::logsumexp(x, along, v(o)); };
@@ -267,7 +267,7 @@ launches segment_launches(const float* x, std::int64_t n, cured::segments seg) {
   l.mean = [=](float* o) { cured::mean(x, n, seg, o); };
   l.var1 = [=](float* o) { cured::var(x, n, seg, o); };
   l.var_mean0 = [=](float* a, float* b) { cured::var_mean(x, n, seg, a, b, 0.0); };
-  l.stddev0 = [=](float* o) { cured::std(x, n, seg, o, 0.0); };
+  l.std0 = [=](float* o) { cured::std(x, n, seg, o, 0.0); };
   l.aminmax = [=](float* a, float* b) { cured::aminmax(x, n, seg, a, b); };
   l.norm = [=](float* o, double p) { cured::vector_norm(x, n, seg, o, p); };
   l.lse = [=](float* o) { cured::logsumexp(x, n, seg, o); };

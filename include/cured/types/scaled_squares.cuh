@@ -1,5 +1,5 @@
 #pragma once
-// The state and operator of cured::norm's 2-norm of doubles (detail/statistic_kinds.cuh,
+// The state and operator of cured::vector_norm's 2-norm of doubles (detail/statistic_kinds.cuh,
 // norm2_statistic), one of the statistics' operators (cured/types/statistic_ops.cuh includes them):
 // Blue's sum of squares in three ranges, so that no square overflows or underflows, and its
 // square root as LAPACK's dnrm2 ends.

@@ -3,7 +3,8 @@
 # the GPU machine; logs and reports go to device-out/ (packed into $OUT/device-out.tgz when
 # $OUT is set, beside the main reports), and a short summary is printed last.
 #
-#   scripts/device_check.sh tests   # build, every GPU test and example
+#   scripts/device_check.sh build   # the build alone (every target), for a first call that may run long
+#   scripts/device_check.sh tests   # build, every GPU test, example and the Python package's tests
 #   scripts/device_check.sh sanitize # compute-sanitizer memcheck, racecheck, initcheck, synccheck at small sizes
 #   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
@@ -52,25 +53,33 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv >"$out/device.txt" 2>&1
 note "device: $(tail -1 "$out/device.txt")"
 
+# The test binary of a suite: tests/<folder>/cured_tests_<suite>.
+test_binary() {
+  case $1 in
+    exact | axes | segments | statistics | ranks) echo "$build/tests/library/cured_tests_$1" ;;
+    c_api) echo "$build/tests/c/cured_tests_c_api" ;;
+    *) echo "$build/tests/$1/cured_tests_$1" ;;
+  esac
+}
+
 if [[ $mode == tests || $mode == all ]]; then
-  for t in cpu ladder library exact axes segments statistics bench; do
-    bin="$build/tests/$t/cured_tests_$t"
-    [[ $t == exact || $t == axes || $t == segments || $t == statistics ]] && bin="$build/tests/library/cured_tests_$t"
+  for t in cpu ladder library exact axes segments statistics bench c_api; do
+    bin=$(test_binary "$t")
     [[ -x $bin ]] || { note "tests $t: $bin not built"; continue; }
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
   done
-  (cd "$build" && ctest -R 'example|install|scripts' >"../../$out/ctest_other.log" 2>&1)
-  note "ctest examples/install/scripts: rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest_other.log")"
+  (cd "$build" && ctest -R 'example|install|scripts|python' >"../../$out/ctest_other.log" 2>&1)
+  note "ctest examples/install/scripts/python: rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest_other.log")"
+  while IFS= read -r line; do note "  $line"; done < <(grep -E '\*\*\*Failed|Not Run|Timeout' "$out/ctest_other.log")
 fi
 
 if [[ $mode == sanitize || $mode == all ]]; then
   # Small sizes only: the sanitizers slow kernels down a hundredfold or more.
   export CURED_TEST_MAX_N=5000
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
-    for t in ${SANITIZE_SUITES:-ladder library exact axes segments statistics}; do
-      bin="$build/tests/$t/cured_tests_$t"
-      [[ $t == exact || $t == axes || $t == segments || $t == statistics ]] && bin="$build/tests/library/cured_tests_$t"
+    for t in ${SANITIZE_SUITES:-ladder library exact axes segments statistics c_api}; do
+      bin=$(test_binary "$t")
       filter='*'
       [[ $tool == racecheck || $tool == initcheck ]] && filter='-*Large*:*SeveralStreams*'
       timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" --gtest_brief=1 --gtest_filter="$filter" \

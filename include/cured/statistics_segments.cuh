@@ -34,6 +34,13 @@ void segment_one(const T* values, std::int64_t n, const segments& seg, const O& 
   segment_statistic(values, n, seg, out, static_cast<const O*>(nullptr), s, "", ws, stream, status);
 }
 
+/// var_mean's or std_mean's first output per segment, and the means where `means` is not null.
+template <statistic_kind K, class T, class O1, class O2>
+void segment_moments(const T* values, std::int64_t n, const segments& seg, const O1& out, const O2* means, double ddof,
+                     workspace& ws, cudaStream_t stream, unsigned* status) {
+  segment_statistic(values, n, seg, out, means, var_statistic<K, T>(ddof), "means", ws, stream, status);
+}
+
 }  // namespace detail
 
 // ---- asynchronous ---------------------------------------------------------------------------
@@ -63,17 +70,15 @@ template <class T, class O, class B>
 void var_mean_async(const T* values, std::int64_t n, const segments& seg, const O& var_out,
                     const strided_view<B>* mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr,
                     unsigned* status = nullptr) {
-  detail::segment_statistic(values, n, seg, var_out, mean_out,
-                            detail::var_statistic<detail::statistic_kind::var_mean, T>(ddof), "means", ws, stream,
-                            status);
+  detail::segment_moments<detail::statistic_kind::var_mean>(values, n, seg, var_out, mean_out, ddof, ws, stream,
+                                                            status);
 }
 
 template <class T, class O1, class O2>
 void var_mean_async(const T* values, std::int64_t n, const segments& seg, const O1& var_out, const O2& mean_out,
                     double ddof, workspace& ws, cudaStream_t stream = nullptr, unsigned* status = nullptr) {
-  detail::segment_statistic(values, n, seg, var_out, &mean_out,
-                            detail::var_statistic<detail::statistic_kind::var_mean, T>(ddof), "means", ws, stream,
-                            status);
+  detail::segment_moments<detail::statistic_kind::var_mean>(values, n, seg, var_out, &mean_out, ddof, ws, stream,
+                                                            status);
 }
 
 /// With `mean_out` null: the first output alone, through the same kernel as with the means.
@@ -81,17 +86,15 @@ template <class T, class O, class B>
 void std_mean_async(const T* values, std::int64_t n, const segments& seg, const O& std_out,
                     const strided_view<B>* mean_out, double ddof, workspace& ws, cudaStream_t stream = nullptr,
                     unsigned* status = nullptr) {
-  detail::segment_statistic(values, n, seg, std_out, mean_out,
-                            detail::var_statistic<detail::statistic_kind::std_mean, T>(ddof), "means", ws, stream,
-                            status);
+  detail::segment_moments<detail::statistic_kind::std_mean>(values, n, seg, std_out, mean_out, ddof, ws, stream,
+                                                            status);
 }
 
 template <class T, class O1, class O2>
 void std_mean_async(const T* values, std::int64_t n, const segments& seg, const O1& std_out, const O2& mean_out,
                     double ddof, workspace& ws, cudaStream_t stream = nullptr, unsigned* status = nullptr) {
-  detail::segment_statistic(values, n, seg, std_out, &mean_out,
-                            detail::var_statistic<detail::statistic_kind::std_mean, T>(ddof), "means", ws, stream,
-                            status);
+  detail::segment_moments<detail::statistic_kind::std_mean>(values, n, seg, std_out, &mean_out, ddof, ws, stream,
+                                                            status);
 }
 
 template <class T, class O1, class O2>

@@ -12,24 +12,14 @@
 #include <vector>
 
 #include "cured_c.h"
+#include "tests/c/c_arrays.hpp"
 #include "tests/support/gpu.cuh"
 
 extern "C" int cured_c_header_as_c(void);
 
 namespace {
 
-cured_array array_of(void* data, std::int32_t dtype, std::vector<std::int64_t> extents,
-                     std::vector<std::int64_t> strides) {
-  cured_array a{};
-  a.data = data;
-  a.dtype = dtype;
-  a.rank = std::int32_t(extents.size());
-  for (std::size_t k = 0; k < extents.size(); ++k) {
-    a.extents[k] = extents[k];
-    a.strides[k] = strides[k];
-  }
-  return a;
-}
+using cured::test::array_of;
 
 std::string message() { return cured_last_error(); }
 

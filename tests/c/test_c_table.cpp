@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cured_c.h"
+#include "tests/c/c_arrays.hpp"
 #include "tests/support/gpu.cuh"
 
 namespace {
@@ -149,6 +150,8 @@ struct device_bytes {
     EXPECT_EQ(cudaMalloc(&p, bytes + 16), cudaSuccess);
     EXPECT_EQ(cudaMemset(p, 0x5a, bytes + 16), cudaSuccess);
   }
+  device_bytes(const device_bytes&) = delete;
+  device_bytes& operator=(const device_bytes&) = delete;
   ~device_bytes() { cudaFree(p); }
   std::vector<unsigned char> host(std::size_t bytes) const {
     std::vector<unsigned char> h(bytes);
@@ -157,25 +160,24 @@ struct device_bytes {
   }
 };
 
-cured_array array_of(void* data, std::int32_t dtype, std::vector<std::int64_t> extents,
-                     std::vector<std::int64_t> strides) {
-  cured_array a{};
-  a.data = data;
-  a.dtype = dtype;
-  a.rank = std::int32_t(extents.size());
-  for (std::size_t k = 0; k < extents.size(); ++k) {
-    a.extents[k] = extents[k];
-    a.strides[k] = strides[k];
-  }
-  return a;
-}
+using cured::test::array_of;
 
 // Inputs: every element 2 (a value every type holds exactly; 1 for bool). Along axes: 3 rows of 5
 // reduced along axis 1; per segment: 10 values in segments [0, 4), [4, 10).
 constexpr int rows = 3, cols = 5;
-const std::vector<std::int64_t> offsets = {0, 4, 10};
+const std::vector<std::int64_t> segment_offsets = {0, 4, 10};
 
 double value_of(std::int32_t t) { return t == CURED_BOOL ? 1 : 2; }
+
+/// The inputs of one type on the device: rows * cols values v, and the offsets.
+struct inputs {
+  device_bytes values, offsets;
+  inputs(std::int32_t t, double v) : values(std::size_t(rows) * cols * 8), offsets(3 * 8) {
+    const std::vector<unsigned char> bytes = filled(t, v, rows * cols);
+    EXPECT_EQ(cudaMemcpy(values.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(offsets.p, segment_offsets.data(), 3 * 8, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+};
 
 /// What op gives on `n` values v.
 double expected_op(std::int32_t op, double v, int n) {
@@ -217,11 +219,9 @@ TEST_F(CTableGpu, EveryOpOfEveryTypeTheRulesAllow) {
   int called = 0;
   for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t) {
     const double v = value_of(t);
-    const std::vector<unsigned char> in_bytes = filled(t, v, rows * cols);
-    device_bytes in(in_bytes.size());
-    ASSERT_EQ(cudaMemcpy(in.p, in_bytes.data(), in_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-    device_bytes off(offsets.size() * 8);
-    ASSERT_EQ(cudaMemcpy(off.p, offsets.data(), offsets.size() * 8, cudaMemcpyHostToDevice), cudaSuccess);
+    const inputs x_in(t, v);
+    const device_bytes& in = x_in.values;
+    const device_bytes& off = x_in.offsets;
     for (std::int32_t op = 0; op < CURED_OP_COUNT; ++op)
       for (std::int32_t req = -1; req < CURED_DTYPE_COUNT; ++req) {
         const std::string what = std::string(op_row(op).name) + " of " + dtype_row(t).name + " as " +
@@ -259,11 +259,9 @@ TEST_F(CTableGpu, EveryStatisticOfEveryTypeTheRulesAllow) {
   int called = 0;
   for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t) {
     const double v = value_of(t);
-    const std::vector<unsigned char> in_bytes = filled(t, v, rows * cols);
-    device_bytes in(in_bytes.size());
-    ASSERT_EQ(cudaMemcpy(in.p, in_bytes.data(), in_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-    device_bytes off(offsets.size() * 8);
-    ASSERT_EQ(cudaMemcpy(off.p, offsets.data(), offsets.size() * 8, cudaMemcpyHostToDevice), cudaSuccess);
+    const inputs x_in(t, v);
+    const device_bytes& in = x_in.values;
+    const device_bytes& off = x_in.offsets;
     for (std::int32_t s = 0; s < CURED_STATISTIC_COUNT; ++s) {
       const cured_reduction_info row = statistic_row(s);
       const std::string what = std::string(row.name) + " of " + dtype_row(t).name;

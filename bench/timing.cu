@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "cured/detail/tuning.cuh"
 #include "cured/thread/load.cuh"
 
 namespace cured::bench {
@@ -160,7 +161,7 @@ void launch_read_write(read_range a, read_range b, void* out, std::size_t out_by
   const std::int64_t grid =
       std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, std::int64_t(blocks_per_sm) * dev.sm_count));
   const std::size_t in_bytes = std::size_t(words) * 16 + std::size_t(a.tail + b.tail);
-  const bool evict_first = in_bytes <= std::size_t(cured::thread::stream_first_limit) * dev.l2_bytes;
+  const bool evict_first = in_bytes <= std::size_t(cured::detail::load_policy::stream_first_limit) * dev.l2_bytes;
   read_write_kernel<Second><<<unsigned(grid), 256, 0, stream>>>(a, b, static_cast<uint4*>(out), out_words,
                                                                 int(out_bytes % 16), sink, evict_first);
   CURED_CHECK_LAUNCH();
@@ -188,7 +189,7 @@ void enqueue_read(const void* in, std::size_t bytes, unsigned* sink, const devic
   const std::int64_t grid =
       std::max<std::int64_t>(1, std::min<std::int64_t>((words + per_block - 1) / per_block,
                                                        std::int64_t(blocks_per_sm) * dev.sm_count));
-  const bool evict_first = bytes <= std::size_t(cured::thread::stream_first_limit) * dev.l2_bytes;
+  const bool evict_first = bytes <= std::size_t(cured::detail::load_policy::stream_first_limit) * dev.l2_bytes;
   read_kernel<<<unsigned(grid), 256, 0, stream>>>(static_cast<const uint4*>(in), words, sink, evict_first);
   CURED_CHECK_LAUNCH();
 }

@@ -108,8 +108,8 @@ def _plan(statistic, which, d, dim, keepdim, dtype=None):
     else:
         which, code = _resolve(which, d, dtype)
     shape = out_shape(d.shape, axes, keepdim)
-    return (which, shape, d.fw.dtype_of(code), _lib.pack_axes(axes), len(axes),
-            _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:],
+    in_rest = _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:]  # first: it checks the rank
+    return (which, shape, d.fw.dtype_of(code), _lib.pack_axes(axes), len(axes), in_rest,
             _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:])
 
 

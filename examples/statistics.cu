@@ -29,9 +29,9 @@ void run() {
 
   // docs:begin statistics-whole
   cured::var_mean_result<float> vm = cured::var_mean(d_x, n);  // {var, mean}, ddof 1 as torch
-  float population_std = cured::std(d_x, n, 0.0);           // ddof 0
+  float population_std = cured::std(d_x, n, 0.0);              // ddof 0
   cured::min_max<float> range = cured::aminmax(d_x, n);        // {min, max}, NaN propagates
-  float l2 = cured::vector_norm(d_x, n);                              // p = 2: no overflow, no underflow
+  float l2 = cured::vector_norm(d_x, n);                       // p = 2: no overflow, no underflow
   float l1 = cured::vector_norm(d_x, n, 1.0), linf = cured::vector_norm(d_x, n, INFINITY);
   float lse = cured::logsumexp(d_x, n);
   std::int64_t nonzero = cured::count_nonzero(d_x, n);
@@ -42,9 +42,9 @@ void run() {
   expect(std::fabs(population_std - std::sqrt(deviations / double(n))) < 1e-4, "std", population_std,
          std::sqrt(deviations / double(n)));
   expect(range.min == 993.75f && range.max == 1006.25f, "aminmax", range.min, 993.75);
-  expect(std::fabs(l2 - std::sqrt(squares)) < 1e-6 * std::sqrt(squares), "norm 2", l2, std::sqrt(squares));
-  expect(std::fabs(l1 - sum) < 1e-5 * sum, "norm 1", l1, sum);
-  expect(linf == 1006.25f, "norm inf", linf, 1006.25);
+  expect(std::fabs(l2 - std::sqrt(squares)) < 1e-6 * std::sqrt(squares), "vector_norm 2", l2, std::sqrt(squares));
+  expect(std::fabs(l1 - sum) < 1e-5 * sum, "vector_norm 1", l1, sum);
+  expect(linf == 1006.25f, "vector_norm inf", linf, 1006.25);
   expect(std::fabs(lse - (top + std::log(exps))) < 1e-3, "logsumexp", lse, top + std::log(exps));
   expect(nonzero == n && some && every, "count_nonzero, any, all", double(nonzero), double(n));
 

@@ -17,7 +17,8 @@
 #                                   # segmented reduce and the floor over int64 offsets of every
 #                                   # distribution) and its targets table (segments.md)
 #   scripts/device_check.sh nccl    # the reductions across GPUs (needs NCCL): the simulated-rank
-#                                   # tests, the NCCL tests and cured-nccl-bench on 1, 2, 4 and 8
+#                                   # tests, the C interface's test of the caller's device (two
+#                                   # GPUs), the NCCL tests and cured-nccl-bench on 1, 2, 4 and 8
 #                                   # ranks (as many as there are GPUs), the example
 #   scripts/device_check.sh pip     # the package as a user installs it: `python3 -m pip install
 #                                   # --no-build-isolation .` into this machine's python3 (a venv;
@@ -59,9 +60,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 note "device: $(tail -1 "$out/device.txt")"
 
 if [[ $mode == tests || $mode == all ]]; then
-  for t in cpu ladder library exact axes segments statistics bench; do
+  for t in cpu ladder library exact axes segments statistics bench c_api; do
     bin="$build/tests/$t/cured_tests_$t"
     [[ $t == exact || $t == axes || $t == segments || $t == statistics ]] && bin="$build/tests/library/cured_tests_$t"
+    [[ $t == c_api ]] && bin="$build/tests/c/cured_tests_c_api"
     [[ -x $bin ]] || { note "tests $t: $bin not built"; continue; }
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
@@ -215,6 +217,9 @@ if [[ $mode == nccl ]]; then
   gpus=$(nvidia-smi -L | wc -l)
   "$build/tests/library/cured_tests_ranks" --gtest_brief=1 >"$out/test_ranks.log" 2>&1
   note "tests ranks (simulated): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_ranks.log" | tr '\n' ' ')"
+  # The C interface on two GPUs: a call runs on its input's device and restores the caller's.
+  "$build/tests/c/cured_tests_c_api" --gtest_brief=1 --gtest_filter='*RestoresTheCallers*' >"$out/test_c_devices.log" 2>&1
+  note "tests c_api on $gpus GPU(s): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_c_devices.log" | tr '\n' ' ')"
   [[ -x $build/tests/nccl/cured_tests_nccl ]] || note "NCCL not found: $(grep -i nccl "$out/configure.log")"
   for r in 1 2 4 8; do
     (( r <= gpus )) || break

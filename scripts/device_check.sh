@@ -18,8 +18,15 @@
 #                                   # segmented reduce and the floor over int64 offsets of every
 #                                   # distribution) and its targets table (segments.md)
 #   scripts/device_check.sh nccl    # the reductions across GPUs (needs NCCL): the simulated-rank
-#                                   # tests, the NCCL tests and cured-nccl-bench on 1, 2, 4 and 8
+#                                   # tests, the C interface's test of the caller's device (two
+#                                   # GPUs), the NCCL tests and cured-nccl-bench on 1, 2, 4 and 8
 #                                   # ranks (as many as there are GPUs), the example
+#   scripts/device_check.sh pip     # the package as a user installs it: `python3 -m pip install
+#                                   # --no-build-isolation .` into this machine's python3 (a venv;
+#                                   # setup.py builds libcured_c in build/pip), the package's tests
+#                                   # from that install (device ones required), Numba and JAX
+#                                   # inputs with torch and CuPy hidden, then the wheel of the same
+#                                   # build in a second venv that sees the first's torch: one reduction
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
 #                                   # another source tree's cured-bench (say, git archive of the
@@ -43,7 +50,7 @@ summary=()
 note() { summary+=("$1"); }
 
 mkdir -p "$build"
-if [[ $mode != walks ]]; then  # (the probe is built alone, below)
+if [[ $mode != walks && $mode != pip ]]; then  # (the probe is built alone, below; pip builds its own)
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
   targets=()
   [[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only
@@ -218,6 +225,9 @@ if [[ $mode == nccl ]]; then
   gpus=$(nvidia-smi -L | wc -l)
   "$build/tests/library/cured_tests_ranks" --gtest_brief=1 >"$out/test_ranks.log" 2>&1
   note "tests ranks (simulated): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_ranks.log" | tr '\n' ' ')"
+  # The C interface on two GPUs: a call runs on its input's device and restores the caller's.
+  "$build/tests/c/cured_tests_c_api" --gtest_brief=1 --gtest_filter='*RestoresTheCallers*' >"$out/test_c_devices.log" 2>&1
+  note "tests c_api on $gpus GPU(s): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_c_devices.log" | tr '\n' ' ')"
   [[ -x $build/tests/nccl/cured_tests_nccl ]] || note "NCCL not found: $(grep -i nccl "$out/configure.log")"
   for r in 1 2 4 8; do
     (( r <= gpus )) || break
@@ -231,6 +241,71 @@ if [[ $mode == nccl ]]; then
     "$build/examples/cured_example_nccl_sum" >"$out/example_nccl.log" 2>&1
     note "example nccl_sum on $gpus GPU(s): rc=$? $(tail -1 "$out/example_nccl.log")"
   fi
+fi
+
+if [[ $mode == pip ]]; then
+  # No PYTHONPATH: everything below imports cured from where pip put it.
+  unset PYTHONPATH
+  export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+  python3 -m pip install -v --no-build-isolation --no-deps . >"$out/pip_install.log" 2>&1
+  note "pip install --no-build-isolation .: rc=$? $(grep -E '^Successfully installed' "$out/pip_install.log")"
+  python3 -m pip show cured >"$out/pip_show.txt" 2>&1
+  note "pip show cured: $(grep -E '^(Version|Location):' "$out/pip_show.txt" | tr '\n' ' ')"
+  (cd python/tests && python3 -c "import cured, sys; print(cured.__version__, cured.__file__);
+assert cured.__file__.startswith(sys.prefix), 'cured imported from outside ' + sys.prefix") >"$out/pip_import.log" 2>&1
+  note "import cured from the install: rc=$? $(tail -1 "$out/pip_import.log")"
+  for suite in cpu device statistics table bench_table; do
+    (cd python/tests && CURED_REQUIRE_DEVICE=1 timeout 600 python3 -m unittest test_$suite) >"$out/pip_test_$suite.log" 2>&1
+    note "python test_$suite from the install: rc=$? $(grep -E '^(Ran |OK|FAILED)' "$out/pip_test_$suite.log" | tr '\n' ' ')"
+  done
+  # Inputs of no framework with torch and CuPy hidden (an import of either fails): the results
+  # are Numba's arrays.
+  (cd python/tests && python3 - <<'PY'
+import sys
+sys.modules["torch"] = sys.modules["cupy"] = None
+import numpy, cured
+from numba import cuda
+x = cuda.to_device(numpy.arange(1000, dtype=numpy.float32))
+y = cured.sum(x)
+cuda.synchronize()
+print("numba:", type(y).__name__, y.copy_to_host())
+assert float(y.copy_to_host()) == 499500.0
+try:
+    import jax.numpy as jnp
+except ImportError as e:
+    print("jax: not importable (%s)" % e)
+else:
+    z = cured.amax(jnp.arange(1000, dtype=jnp.float32).reshape(10, 100), dim=1)
+    cuda.synchronize()
+    print("jax:", type(z).__name__, z.copy_to_host())
+    assert list(z.copy_to_host()) == [99.0 + 100 * k for k in range(10)]
+PY
+  ) >"$out/pip_no_torch.log" 2>&1
+  note "numba and jax inputs without torch or cupy: rc=$? $(grep -E '^(numba|jax|[A-Za-z]*Error)' "$out/pip_no_torch.log" | tr '\n' ' ')"
+  # The wheel of the same build (build/pip, nothing recompiled) in a second venv, which sees the
+  # first's packages (torch) through a .pth file after its own: cured comes from the wheel
+  # (--ignore-installed: pip sees the first venv's cured there and would keep it).
+  rm -rf "$out/wheelhouse" build/pip-venv
+  python3 -m pip wheel --no-build-isolation --no-deps -w "$out/wheelhouse" . >"$out/pip_wheel.log" 2>&1
+  note "pip wheel: rc=$? $(ls "$out"/wheelhouse/*.whl 2>/dev/null | xargs -n1 basename 2>/dev/null)"
+  # A venv with its own pip where ensurepip is there; else one without, filled by this pip.
+  venv_pip=(build/pip-venv/bin/python -m pip)
+  python3 -m venv --system-site-packages build/pip-venv >"$out/pip_venv.log" 2>&1 ||
+    { rm -rf build/pip-venv && python3 -m venv --system-site-packages --without-pip build/pip-venv >>"$out/pip_venv.log" 2>&1 &&
+      venv_pip=(python3 -m pip --python build/pip-venv/bin/python); }
+  python3 -c "import site; print(site.getsitepackages()[0])" \
+      >"$(build/pip-venv/bin/python -c 'import site; print(site.getsitepackages()[0])')/device-venv.pth" &&
+    "${venv_pip[@]}" install --no-deps --ignore-installed "$out"/wheelhouse/*.whl >>"$out/pip_venv.log" 2>&1 &&
+    build/pip-venv/bin/python - >>"$out/pip_venv.log" 2>&1 <<'PY'
+import sys
+import torch, cured
+assert cured.__file__.startswith(sys.prefix), cured.__file__
+x = torch.arange(1000, dtype=torch.float32, device="cuda")
+s = cured.sum(x)
+print("second venv:", cured.__version__, cured.__file__, s.item())
+assert s.item() == 499500.0
+PY
+  note "the wheel in a second venv with torch: rc=$? $(grep -E '^second venv|Error' "$out/pip_venv.log" | tail -2 | tr '\n' ' ')"
 fi
 
 if [[ $mode == compare ]]; then

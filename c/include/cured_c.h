@@ -13,8 +13,10 @@
  * host thread, until that thread's next call). Nothing prints, exits or throws across the ABI.
  * Reductions enqueue their kernels on `stream` (a cudaStream_t, NULL for the legacy default
  * stream) and return without waiting, except where a function says otherwise. Arrays are
- * device memory of the current device. The library links the CUDA runtime statically; streams
- * of any runtime in the process (PyTorch's, CuPy's) are the driver's and work as they are. */
+ * device (or managed) memory: a call runs on its input's device (its workspace's, when one is
+ * given) and restores the caller's current device before it returns. The library links the
+ * CUDA runtime statically and needs only the driver (580 or newer for CUDA 13); streams of any
+ * runtime in the process (PyTorch's, CuPy's) are the driver's and work as they are. */
 
 #include <stdint.h>
 
@@ -22,10 +24,18 @@
 extern "C" {
 #endif
 
+/* The library's functions: exported when building it (CURED_C_BUILDING, set by its CMake
+ * target), imported by its users. */
 #if defined(_WIN32)
+#if defined(CURED_C_BUILDING)
 #define CURED_C_API __declspec(dllexport)
 #else
+#define CURED_C_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
 #define CURED_C_API __attribute__((visibility("default")))
+#else
+#define CURED_C_API
 #endif
 
 /* Bumped when a declaration here changes incompatibly. */
@@ -166,6 +176,12 @@ typedef struct cured_array {
 typedef struct cured_workspace_s* cured_workspace;
 
 CURED_C_API int32_t cured_abi_version(void);
+/* The library's version, "major.minor.patch" (the project's, as CMake and the Python package
+ * read it); a static string. */
+CURED_C_API const char* cured_version(void);
+/* A status's name and meaning, "CURED_ERROR_INVALID: invalid argument" (a static string; "unknown
+ * status" for other values). cured_last_error() tells what failed. */
+CURED_C_API const char* cured_status_string(cured_status status);
 /* The message of the calling thread's last failed call ("" if none). */
 CURED_C_API const char* cured_last_error(void);
 

@@ -13,6 +13,10 @@
 #include "capi.hpp"
 #include "cured_c.h"
 
+#ifndef CURED_VERSION_STRING
+#error "CURED_VERSION_STRING (the project's version) is defined by c/CMakeLists.txt"
+#endif
+
 struct cured_workspace_s {
   cured::workspace ws;
   explicit cured_workspace_s(int device) : ws(device) {}
@@ -129,10 +133,32 @@ void check_output_type(std::int32_t op, std::int32_t in, const cured_array& out,
   if (expected != out.dtype) fail(std::string("the output is ") + dtype_name(out.dtype) + ", not " + dtype_name(expected));
 }
 
-/// Makes the device of `data` (device or managed memory) this runtime's current device: the
-/// caller's runtime (PyTorch's, CuPy's) keeps its own current device, which this library's
-/// statically linked runtime does not see. Host and unknown memory leave it as it is, for the
-/// library's checks to reject.
+/// Restores the calling thread's current device when the call returns. The current device is
+/// the driver's current context, which every runtime in the process (PyTorch's, CuPy's and the
+/// one linked into this library) reads and sets: a call that switches to its input's device
+/// must switch back. A thread with no usable device has nothing to restore.
+class current_device_guard {
+public:
+  current_device_guard() {
+    if (cudaGetDevice(&device_) != cudaSuccess) {
+      (void)cudaGetLastError();
+      device_ = -1;
+    }
+  }
+  current_device_guard(const current_device_guard&) = delete;
+  current_device_guard& operator=(const current_device_guard&) = delete;
+  ~current_device_guard() {
+    int now = -1;
+    if (device_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != device_) (void)cudaSetDevice(device_);
+  }
+
+private:
+  int device_ = -1;
+};
+
+/// Makes the device of `data` (device or managed memory) the current device, for the rest of
+/// the call (a current_device_guard restores the caller's). Host and unknown memory leave it
+/// as it is, for the library's checks to reject.
 int device_of(const void* data) {
   int device = 0;
   CURED_CHECK(cudaGetDevice(&device));
@@ -149,8 +175,7 @@ int device_of(const void* data) {
   return device;
 }
 
-/// A caller's workspace, its device made current (this runtime's current device is private to
-/// this library, so the caller's is unchanged).
+/// A caller's workspace, its device made current for the rest of the call.
 workspace& on_device(workspace& ws) {
   CURED_CHECK(cudaSetDevice(ws.device()));
   return ws;
@@ -253,6 +278,19 @@ extern "C" {
 
 int32_t cured_abi_version(void) { return CURED_C_ABI_VERSION; }
 
+const char* cured_version(void) { return CURED_VERSION_STRING; }
+
+const char* cured_status_string(cured_status status) {
+  switch (status) {
+    case CURED_SUCCESS: return "CURED_SUCCESS: success";
+    case CURED_ERROR_INVALID: return "CURED_ERROR_INVALID: invalid argument";
+    case CURED_ERROR_UNSUPPORTED: return "CURED_ERROR_UNSUPPORTED: element type or pair of types not provided";
+    case CURED_ERROR_CUDA: return "CURED_ERROR_CUDA: a CUDA call failed";
+    case CURED_ERROR_INTERNAL: return "CURED_ERROR_INTERNAL: internal error";
+  }
+  return "unknown status";
+}
+
 const char* cured_last_error(void) { return last_error.c_str(); }
 
 cured_status cured_dtype_query(int32_t dtype, cured_dtype_info* info) {
@@ -296,6 +334,7 @@ cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes
     }
     const cured::axes along = axes_of(axes_list, naxes);
     const auto s = static_cast<cudaStream_t>(stream);
+    const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
     switch (op) {
       case CURED_SUM: return axis_sum(*in, along, *out, w, s);
@@ -315,6 +354,7 @@ cured_status cured_segment_reduce(int32_t op, const cured_array* values, const i
     check_array(values, "the values");
     check_array(out, "the output");
     check_output_type(op, values->dtype, *out, family::segments);
+    const current_device_guard caller_device;
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     switch (op) {
       case CURED_SUM: return segment_sum(c, values->dtype, *out);
@@ -349,6 +389,7 @@ cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, co
     check_statistic_outputs(statistic, in->dtype, out, second, family::axes);
     const cured::axes along = axes_of(axes_list, naxes);
     const auto s = static_cast<cudaStream_t>(stream);
+    const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
     const statistic_call st{statistic, param, second};
     switch (statistic) {
@@ -370,6 +411,7 @@ cured_status cured_segment_statistic(int32_t statistic, const cured_array* value
   return guarded([&] {
     check_array(values, "the values");
     check_statistic_outputs(statistic, values->dtype, out, second, family::segments);
+    const current_device_guard caller_device;
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     const statistic_call st{statistic, param, second};
     const std::int32_t result = statistic_rows[statistic].result;

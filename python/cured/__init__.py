@@ -11,19 +11,26 @@
 Inputs: torch tensors, CuPy arrays, objects with __cuda_array_interface__ (Numba) or __dlpack__
 (JAX), of bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32 or float64, any
 shape up to 8 axes and any non-negative strides (no copy). The result is an array of the input's
-framework (torch in, torch out; CuPy in, CuPy out; others: torch if installed, else CuPy),
-allocated through it and written on its current stream; nothing waits for the GPU, except the
+framework (torch in, torch out; CuPy in, CuPy out; others: torch if installed, else CuPy, else
+Numba), allocated through it and written on its current stream; nothing waits for the GPU, except the
 segmented forms with check=True. PyTorch's semantics where it defines them: see docs/PYTHON.md.
 
 Errors: TypeError for an unsupported element type or memory that is not on a CUDA device,
 ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) for CUDA failures.
 """
 
-import sys
+from sys import byteorder as _byteorder
+from typing import Any as _Any
+from typing import Optional as _Optional
+from typing import Sequence as _Sequence
+from typing import Tuple as _Tuple
+from typing import Union as _Union
 
 from . import _arrays, _lib
-from ._arrays import contiguous_strides, describe
+from ._arrays import contiguous_strides as _contiguous_strides
+from ._arrays import describe as _describe
 from ._lib import CuredError, CuredTypeError, CuredValueError
+from ._version import __version__  # noqa: F401 - the package's version (pip's)
 
 __all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean", "std_mean",
            "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
@@ -31,9 +38,14 @@ __all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var"
            "segment_std", "segment_var_mean", "segment_std_mean", "segment_aminmax", "segment_vector_norm",
            "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "CuredError",
            "CuredTypeError", "CuredValueError"]
-__version__ = "0.1.0"
 
-def normalize_dims(dim, rank):
+# The annotations' names: an array is a torch tensor, a CuPy array, or an object with
+# __cuda_array_interface__ or __dlpack__ (results: see the module's docstring); dims as torch's.
+_Array = _Any
+_Dims = _Optional[_Union[int, _Sequence[int]]]
+_DType = _Any  # a torch dtype, or a NumPy dtype or its name, of the input's framework
+
+def _normalize_dims(dim, rank):
     """dim (None, an int, or a sequence of ints, negative from the end) as sorted axes of a
     rank-`rank` array; None and an empty sequence mean every axis, as in torch.sum."""
     if dim is None:
@@ -63,7 +75,7 @@ def normalize_dims(dim, rank):
     return tuple(sorted(seen))
 
 
-def out_shape(shape, axes, keepdim):
+def _out_shape(shape, axes, keepdim):
     if keepdim:
         return tuple(1 if k in axes else e for k, e in enumerate(shape))
     return tuple(e for k, e in enumerate(shape) if k not in axes)
@@ -77,7 +89,7 @@ _plans = {}
 _torch_tensor = None
 _torch_stream = None
 _PTR = _lib.POINTER_BYTES
-_ORDER = sys.byteorder
+_ORDER = _byteorder
 
 
 def _bind_torch():
@@ -102,15 +114,15 @@ def _plan(statistic, which, d, dim, keepdim, dtype=None):
     (kept by key) and every other input (each call) alike: which (an op, or a statistic when
     `statistic`) as run, the output's shape and its dtype in d's framework, the packed axes and
     their count, and the input's and the output's cured_array bytes after their data pointer."""
-    axes = normalize_dims(dim, len(d.shape))
+    axes = _normalize_dims(dim, len(d.shape))
     if statistic:
         code = _lib.statistic_dtype(which, d.dtype)
     else:
         which, code = _resolve(which, d, dtype)
-    shape = out_shape(d.shape, axes, keepdim)
+    shape = _out_shape(d.shape, axes, keepdim)
     in_rest = _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:]  # first: it checks the rank
     return (which, shape, d.fw.dtype_of(code), _lib.pack_axes(axes), len(axes), in_rest,
-            _lib.pack_array(0, code, shape, contiguous_strides(shape))[_PTR:])
+            _lib.pack_array(0, code, shape, _contiguous_strides(shape))[_PTR:])
 
 
 def _keep(key, plan):
@@ -128,7 +140,7 @@ def _reduce(op, x, dim, keepdim, dtype=None):
             key = (op, x.dtype, x.shape, x.stride(), device, dim if type(dim) is not list else tuple(dim), keepdim, dtype)
             plan = _plans.get(key)
             if plan is None:
-                plan = _keep(key, _plan(False, op, describe(x), dim, keepdim, dtype))
+                plan = _keep(key, _plan(False, op, _describe(x), dim, keepdim, dtype))
             c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
             out = x.new_empty(shape, dtype=out_dtype)
             status = _lib.lib.cured_reduce(c_op, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
@@ -140,7 +152,7 @@ def _reduce(op, x, dim, keepdim, dtype=None):
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
         return _reduce(op, x, dim, keepdim, dtype)
-    d = describe(x)
+    d = _describe(x)
     c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(False, op, d, dim, keepdim, dtype)
     out, ptr = d.fw.empty(shape, out_dtype, d)
     status = _lib.lib.cured_reduce(c_op, d.ptr.to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
@@ -150,35 +162,35 @@ def _reduce(op, x, dim, keepdim, dtype=None):
     return out
 
 
-def sum(x, dim=None, keepdim=False, *, dtype=None):
+def sum(x: _Array, dim: _Dims = None, keepdim: bool = False, *, dtype: _DType = None) -> _Array:
     """torch.sum: integers and bool into int64, float16 and bfloat16 accumulated in float and
     returned as their own type, float32 and float64 in their own; dtype: float32 for float16 and
     bfloat16 inputs, float64 for float32 inputs, or the default."""
     return _reduce(_lib.SUM, x, dim, keepdim, dtype)
 
 
-def amin(x, dim=None, keepdim=False):
+def amin(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.amin: the least element along dim; NaN if any is NaN."""
     return _reduce(_lib.MIN, x, dim, keepdim)
 
 
-def amax(x, dim=None, keepdim=False):
+def amax(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.amax: the greatest element along dim; NaN if any is NaN."""
     return _reduce(_lib.MAX, x, dim, keepdim)
 
 
-def argmin(x, dim=None, keepdim=False):
+def argmin(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.argmin: the int64 index of the first least element (the first NaN if any); dim
     None: the index into the flattened array; a tuple of dims: the row-major index over them."""
     return _reduce(_lib.ARGMIN, x, dim, keepdim)
 
 
-def argmax(x, dim=None, keepdim=False):
+def argmax(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.argmax: as argmin, for the greatest element."""
     return _reduce(_lib.ARGMAX, x, dim, keepdim)
 
 
-def exact_sum(x, dim=None, keepdim=False):
+def exact_sum(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """The exact sum of each output's elements, rounded once to float32 (float64 for float64
     inputs): the same bits for any order, split or device. Integers: the int64 sum."""
     return _reduce(_lib.EXACT_SUM, x, dim, keepdim)
@@ -196,7 +208,7 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
                    keepdim)
             plan = _plans.get(key)
             if plan is None:
-                plan = _keep(key, _plan(True, stat, describe(x), dim, keepdim))
+                plan = _keep(key, _plan(True, stat, _describe(x), dim, keepdim))
             _, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
             out = x.new_empty(shape, dtype=out_dtype)
             second = x.new_empty(shape, dtype=out_dtype) if two else None
@@ -210,7 +222,7 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
         return _statistic(stat, x, dim, keepdim, param)
-    d = describe(x)
+    d = _describe(x)
     _, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(True, stat, d, dim, keepdim)
     out, ptr = d.fw.empty(shape, out_dtype, d)
     second, second_ptr = d.fw.empty(shape, out_dtype, d) if two else (None, 0)
@@ -237,61 +249,63 @@ def _order(ord):
     return float(ord)
 
 
-def mean(x, dim=None, keepdim=False):
+def mean(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.mean of floating elements, as float32 (float64 for float64: torch returns float16
     and bfloat16 for those, cured the float32 mean it accumulated). Empty: NaN."""
     return _statistic(_lib.MEAN, x, dim, keepdim)
 
 
-def var(x, dim=None, *, correction=1, keepdim=False):
+def var(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False) -> _Array:
     """torch.var: m2 / max(n - correction, 0) in one pass (Welford per element, Chan per
     combination), float32 for float16, bfloat16 and float32 inputs, float64 for float64."""
     return _statistic(_lib.VAR, x, dim, keepdim, _correction(correction))
 
 
-def std(x, dim=None, *, correction=1, keepdim=False):
+def std(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False) -> _Array:
     """torch.std: the square root of var."""
     return _statistic(_lib.STD, x, dim, keepdim, _correction(correction))
 
 
-def var_mean(x, dim=None, *, correction=1, keepdim=False):
+def var_mean(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1,
+             keepdim: bool = False) -> _Tuple[_Array, _Array]:
     """torch.var_mean: (var, mean) from the same pass."""
     return _statistic(_lib.VAR_MEAN, x, dim, keepdim, _correction(correction))
 
 
-def std_mean(x, dim=None, *, correction=1, keepdim=False):
+def std_mean(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1,
+             keepdim: bool = False) -> _Tuple[_Array, _Array]:
     """torch.std_mean: (std, mean) from the same pass."""
     return _statistic(_lib.STD_MEAN, x, dim, keepdim, _correction(correction))
 
 
-def aminmax(x, *, dim=None, keepdim=False):
+def aminmax(x: _Array, *, dim: _Dims = None, keepdim: bool = False) -> _Tuple[_Array, _Array]:
     """torch.aminmax: (min, max) of any element type in one pass, NaN propagating; of no elements
     the identities (+inf and -inf, or the integer type's largest and smallest) where torch raises."""
     return _statistic(_lib.AMINMAX, x, dim, keepdim)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False):
+def vector_norm(x: _Array, ord: float = 2, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.linalg.vector_norm for ord 1, 2 (scaled: no overflow or underflow) and inf; other
     orders raise ValueError."""
     return _statistic(_lib.VECTOR_NORM, x, dim, keepdim, _order(ord))
 
 
-def logsumexp(x, dim=None, keepdim=False):
+def logsumexp(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.logsumexp in one pass; dim None: every axis. -inf for no elements or only -inf."""
     return _statistic(_lib.LOGSUMEXP, x, dim, keepdim)
 
 
-def count_nonzero(x, dim=None, keepdim=False):
+def count_nonzero(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.count_nonzero: int64 counts; NaN counts, -0.0 does not."""
     return _statistic(_lib.COUNT_NONZERO, x, dim, keepdim)
 
 
-def any(x, dim=None, keepdim=False):
+def any(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.any: bool, whether some element is nonzero (False when empty)."""
     return _statistic(_lib.ANY, x, dim, keepdim)
 
 
-def all(x, dim=None, keepdim=False):
+def all(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
     """torch.all: bool, whether every element is nonzero (True when empty)."""
     return _statistic(_lib.ALL, x, dim, keepdim)
 
@@ -300,8 +314,8 @@ def all(x, dim=None, keepdim=False):
 
 def _segment_inputs(values, offsets):
     """The descriptions of a segmented call's values and offsets, checked, and the count."""
-    v = describe(values)
-    o = describe(offsets)
+    v = _describe(values)
+    o = _describe(offsets)
     if len(v.shape) != 1:
         raise CuredValueError("cured: segment values must have one axis, not %d" % len(v.shape))
     if len(o.shape) != 1 or o.dtype != _lib.INT64:
@@ -325,7 +339,7 @@ def _segment(op, values, offsets, dtype, check):
     return out
 
 
-def segment_sum(values, offsets, *, dtype=None, check=True):
+def segment_sum(values: _Array, offsets: _Array, *, dtype: _DType = None, check: bool = True) -> _Array:
     """The sum of each segment values[offsets[s]:offsets[s + 1]] (values: one axis of int32,
     int64, float16, bfloat16, float32 or float64; offsets: count + 1 non-decreasing int64 within
     [0, len(values)], contiguous, on the same device), of sum's types; dtype as sum's (float32
@@ -335,31 +349,31 @@ def segment_sum(values, offsets, *, dtype=None, check=True):
     return _segment(_lib.SUM, values, offsets, dtype, check)
 
 
-def segment_amin(values, offsets, *, check=True):
+def segment_amin(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The least value of each segment (NaN if any is NaN; +inf, or the type's largest, when
     empty); values and offsets as for segment_sum."""
     return _segment(_lib.MIN, values, offsets, None, check)
 
 
-def segment_amax(values, offsets, *, check=True):
+def segment_amax(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The greatest value of each segment (NaN if any is NaN; -inf, or the type's smallest, when
     empty); values and offsets as for segment_sum."""
     return _segment(_lib.MAX, values, offsets, None, check)
 
 
-def segment_argmin(values, offsets, *, check=True):
+def segment_argmin(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The int64 index within each segment of its first least value (the first NaN if any); -1
     for an empty segment."""
     return _segment(_lib.ARGMIN, values, offsets, None, check)
 
 
-def segment_argmax(values, offsets, *, check=True):
+def segment_argmax(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The int64 index within each segment of its first greatest value (the first NaN if any);
     -1 for an empty segment."""
     return _segment(_lib.ARGMAX, values, offsets, None, check)
 
 
-def segment_exact_sum(values, offsets, *, check=True):
+def segment_exact_sum(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The exact sum of each segment rounded once, as exact_sum (integers: the int64 sum); 0 when
     empty."""
     return _segment(_lib.EXACT_SUM, values, offsets, None, check)
@@ -380,58 +394,60 @@ def _segment_statistic(stat, values, offsets, check, param=0.0):
     return (out, second) if two else out
 
 
-def segment_mean(values, offsets, *, check=True):
+def segment_mean(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The mean of each segment, as mean (NaN when empty); values and offsets as for segment_sum,
     of floating types for this and the other floating statistics (var to logsumexp)."""
     return _segment_statistic(_lib.MEAN, values, offsets, check)
 
 
-def segment_var(values, offsets, *, correction=1, check=True):
+def segment_var(values: _Array, offsets: _Array, *, correction: _Optional[float] = 1, check: bool = True) -> _Array:
     """The variance of each segment in one pass, as var: m2 / max(n - correction, 0)."""
     return _segment_statistic(_lib.VAR, values, offsets, check, _correction(correction))
 
 
-def segment_std(values, offsets, *, correction=1, check=True):
+def segment_std(values: _Array, offsets: _Array, *, correction: _Optional[float] = 1, check: bool = True) -> _Array:
     """The standard deviation of each segment, as std: the square root of segment_var."""
     return _segment_statistic(_lib.STD, values, offsets, check, _correction(correction))
 
 
-def segment_var_mean(values, offsets, *, correction=1, check=True):
+def segment_var_mean(values: _Array, offsets: _Array, *, correction: _Optional[float] = 1,
+                     check: bool = True) -> _Tuple[_Array, _Array]:
     """(var, mean) of each segment from the same pass, as var_mean."""
     return _segment_statistic(_lib.VAR_MEAN, values, offsets, check, _correction(correction))
 
 
-def segment_std_mean(values, offsets, *, correction=1, check=True):
+def segment_std_mean(values: _Array, offsets: _Array, *, correction: _Optional[float] = 1,
+                     check: bool = True) -> _Tuple[_Array, _Array]:
     """(std, mean) of each segment from the same pass, as std_mean."""
     return _segment_statistic(_lib.STD_MEAN, values, offsets, check, _correction(correction))
 
 
-def segment_aminmax(values, offsets, *, check=True):
+def segment_aminmax(values: _Array, offsets: _Array, *, check: bool = True) -> _Tuple[_Array, _Array]:
     """(min, max) of each segment in one pass, as aminmax (the identities when empty), of the
     segment types."""
     return _segment_statistic(_lib.AMINMAX, values, offsets, check)
 
 
-def segment_vector_norm(values, offsets, ord=2, *, check=True):
+def segment_vector_norm(values: _Array, offsets: _Array, ord: float = 2, *, check: bool = True) -> _Array:
     """The vector norm of each segment, as vector_norm: ord 1, 2 or inf; 0 when empty."""
     return _segment_statistic(_lib.VECTOR_NORM, values, offsets, check, _order(ord))
 
 
-def segment_logsumexp(values, offsets, *, check=True):
+def segment_logsumexp(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """log(sum(exp(values))) of each segment in one pass, as logsumexp; -inf when empty."""
     return _segment_statistic(_lib.LOGSUMEXP, values, offsets, check)
 
 
-def segment_count_nonzero(values, offsets, *, check=True):
+def segment_count_nonzero(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """The int64 count of nonzero values of each segment (values of any type), as count_nonzero."""
     return _segment_statistic(_lib.COUNT_NONZERO, values, offsets, check)
 
 
-def segment_any(values, offsets, *, check=True):
+def segment_any(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """Whether some value of each segment is nonzero (values of any type); False when empty."""
     return _segment_statistic(_lib.ANY, values, offsets, check)
 
 
-def segment_all(values, offsets, *, check=True):
+def segment_all(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """Whether every value of each segment is nonzero (values of any type); True when empty."""
     return _segment_statistic(_lib.ALL, values, offsets, check)

@@ -1,6 +1,7 @@
 """Array descriptions without copies: PyTorch tensors, CuPy arrays, objects with
 __cuda_array_interface__ (Numba) or __dlpack__ (JAX), and outputs allocated through the
-input's framework on its current stream.
+input's framework on its current stream (for inputs of no framework: torch, CuPy or Numba,
+whichever is installed first in that order).
 
 describe(x) gives a Desc: the data pointer, cured dtype code, shape and strides (in elements),
 the device, the stream to run on, and the framework that allocates the result. Frameworks are
@@ -99,6 +100,10 @@ class _Torch:
         out = self.torch.empty(shape, dtype=dtype, device=self.torch.device("cuda", d.device))
         return out, out.data_ptr()
 
+    def stream(self, device):
+        """The current stream on device."""
+        return self.current_stream(device)
+
 
 # ---- CuPy ---------------------------------------------------------------------------------------
 
@@ -136,18 +141,68 @@ class _CuPy:
             out = self.cupy.empty(shape, dtype=dtype)
         return out, out.data.ptr
 
+    def stream(self, device):
+        """The current stream (CuPy's is per device and thread; the caller's device is d's)."""
+        with self.cupy.cuda.Device(device):
+            return self.cupy.cuda.get_current_stream().ptr
+
+
+# ---- Numba (results only: its arrays come in through __cuda_array_interface__) ----------------
+
+class _Numba:
+    name = "numba"
+
+    def __init__(self):
+        import numpy
+        from numba import cuda
+        self.numpy = numpy
+        self.cuda = cuda
+
+    def dtype_code(self, dtype):
+        name = self.numpy.dtype(dtype).name
+        code = _NAMES.get(name)
+        if code is None:
+            raise _unsupported(name)
+        return code
+
+    def dtype_of(self, code):
+        """NumPy's dtype of a cured dtype code (NumPy has no bfloat16)."""
+        if not _lib.DTYPES[code].typestr:
+            raise _unsupported("%s for a result allocated with Numba (NumPy has none; torch allocates it)"
+                               % _lib.DTYPE_NAMES[code])
+        return self.numpy.dtype(_lib.DTYPE_NAMES[code])
+
+    def empty(self, shape, dtype, d):
+        """A new device array of shape and dtype on d's device, and its data pointer."""
+        with self.cuda.gpus[d.device]:
+            out = self.cuda.device_array(shape, dtype=dtype)
+        return out, out.__cuda_array_interface__["data"][0] or 0
+
+    def stream(self, device):
+        """The legacy default stream, Numba's default."""
+        return 0
+
 
 # ---- __cuda_array_interface__ and __dlpack__ -------------------------------------------------------
 
+_fallback = None
+
+
 def _fallback_framework():
-    """The framework that allocates results for inputs of none: Numba's arrays are made by
-    whichever of torch and CuPy is installed."""
-    for name, make in (("torch", _Torch), ("cupy", _CuPy)):
-        try:
-            return _framework(name, make)
-        except ImportError:
-            continue
-    raise _lib.CuredTypeError("cured: results for this input are allocated with torch or CuPy; neither is installed")
+    """The framework that allocates results for inputs of none (Numba's, JAX's, any other
+    __cuda_array_interface__ or __dlpack__): torch, CuPy or Numba, the first that imports."""
+    global _fallback
+    if _fallback is None:
+        for name, make in (("torch", _Torch), ("cupy", _CuPy), ("numba", _Numba)):
+            try:
+                _fallback = _framework(name, make)
+                break
+            except ImportError:
+                continue
+        else:
+            raise _lib.CuredTypeError("cured: the results for an input known by __cuda_array_interface__ or __dlpack__ "
+                                      "alone are allocated with torch, CuPy or Numba, and none of them is installed")
+    return _fallback
 
 
 def _describe_cai(x, cai):
@@ -205,7 +260,7 @@ def _describe_dlpack(x):
     if int(kind) not in (2, 13):  # kDLCUDA, kDLCUDAManaged
         raise _lib.CuredTypeError("cured: the array is on DLPack device type %d, not a CUDA device" % int(kind))
     fw = _fallback_framework()
-    stream = fw.current_stream(device) if fw.name == "torch" else fw.cupy.cuda.get_current_stream().ptr
+    stream = fw.stream(device)
     capsule = x.__dlpack__(stream=stream or 1)
     t = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
     code = _DL_CODES.get((t.code, t.bits))

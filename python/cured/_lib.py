@@ -1,12 +1,13 @@
 """The C library (libcured_c, header cured_c.h) through ctypes: loading, its tables, the array
 record, the calls and their statuses as Python exceptions.
 
-The library is found beside this file, or where the environment variable CURED_C_LIBRARY
-points. Its tables of element types, ops and statistics are read from it at import
-(cured_dtype_query, cured_op_query, cured_statistic_query), and so are its type rules: every
-name and map below is made from those rows, none is kept by hand. Each row's name, uppercased,
-is a module constant holding its code (FLOAT32, SUM, VECTOR_NORM, ...). Arrays cross the ABI as
-the C struct cured_array, packed with `struct` (faster than building a ctypes.Structure per call).
+The library (libcured_c.so.0) is found beside this file, where `pip install` and the CMake
+build put it, or where the environment variable CURED_C_LIBRARY points. Its tables of element
+types, ops and statistics are read from it at import (cured_dtype_query, cured_op_query,
+cured_statistic_query), and so are its type rules: every name and map below is made from
+those rows, none is kept by hand. Each row's name, uppercased, is a module constant holding its
+code (FLOAT32, SUM, VECTOR_NORM, ...). Arrays cross the ABI as the C struct cured_array, packed
+with `struct` (faster than building a ctypes.Structure per call).
 """
 
 import collections
@@ -79,7 +80,7 @@ def _find():
     path = os.environ.get("CURED_C_LIBRARY")
     if path:
         return path
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "libcured_c.so")
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "libcured_c.so.0")
 
 
 def _load():
@@ -87,8 +88,9 @@ def _load():
     try:
         lib = ctypes.CDLL(path)
     except OSError as e:
-        raise ImportError("cured: cannot load the C library %s (%s); build it with CMake (target cured-python) "
-                          "or set CURED_C_LIBRARY" % (path, e)) from None
+        raise ImportError("cured: cannot load the C library %s (%s); install the package with "
+                          "`pip install --no-build-isolation <cured's source tree>`, build the CMake target "
+                          "cured-python, or set CURED_C_LIBRARY" % (path, e)) from None
     i32, i64, p = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
     lib.cured_abi_version.restype = i32
     lib.cured_abi_version.argtypes = []
@@ -97,6 +99,10 @@ def _load():
         raise ImportError("cured: %s has C ABI version %d, this package needs %d" % (path, version, ABI_VERSION))
     lib.cured_last_error.restype = ctypes.c_char_p
     lib.cured_last_error.argtypes = []
+    lib.cured_version.restype = ctypes.c_char_p
+    lib.cured_version.argtypes = []
+    lib.cured_status_string.restype = ctypes.c_char_p
+    lib.cured_status_string.argtypes = [i32]
     # The tables and the type rules.
     lib.cured_dtype_query.restype = i32
     lib.cured_dtype_query.argtypes = [i32, ctypes.POINTER(DtypeInfo)]
@@ -131,9 +137,20 @@ def last_error():
     return lib.cured_last_error().decode("utf-8", "replace")
 
 
+def version():
+    """The C library's version, "major.minor.patch" (cured_version)."""
+    return lib.cured_version().decode("ascii")
+
+
+def status_string(status):
+    """A status's name and meaning (cured_status_string)."""
+    return lib.cured_status_string(status).decode("ascii")
+
+
 def raise_for(status):
-    """Raises the exception of a failed call's status, with the library's message."""
-    message = last_error()
+    """Raises the exception of a failed call's status, with the library's message (or, where it
+    left none, the status's meaning)."""
+    message = last_error() or "cured: " + status_string(status)
     if status == ERROR_INVALID:
         raise CuredValueError(message)
     if status == ERROR_UNSUPPORTED:

@@ -5,6 +5,7 @@ before it touches CUDA."""
 import ctypes
 import inspect
 import itertools
+import os
 import unittest
 
 import cured
@@ -13,37 +14,37 @@ from cured import _arrays, _lib
 
 class Dims(unittest.TestCase):
     def test_none_and_empty_mean_every_axis(self):
-        self.assertEqual(cured.normalize_dims(None, 3), (0, 1, 2))
-        self.assertEqual(cured.normalize_dims((), 2), (0, 1))
-        self.assertEqual(cured.normalize_dims([], 0), ())
+        self.assertEqual(cured._normalize_dims(None, 3), (0, 1, 2))
+        self.assertEqual(cured._normalize_dims((), 2), (0, 1))
+        self.assertEqual(cured._normalize_dims([], 0), ())
 
     def test_negative_dims_count_from_the_end_and_sort(self):
-        self.assertEqual(cured.normalize_dims(-1, 4), (3,))
-        self.assertEqual(cured.normalize_dims((2, -4), 4), (0, 2))
-        self.assertEqual(cured.normalize_dims([1], 2), (1,))
+        self.assertEqual(cured._normalize_dims(-1, 4), (3,))
+        self.assertEqual(cured._normalize_dims((2, -4), 4), (0, 2))
+        self.assertEqual(cured._normalize_dims([1], 2), (1,))
 
     def test_a_zero_dim_array_takes_dim_0_and_minus_1(self):
-        self.assertEqual(cured.normalize_dims(0, 0), ())
-        self.assertEqual(cured.normalize_dims(-1, 0), ())
+        self.assertEqual(cured._normalize_dims(0, 0), ())
+        self.assertEqual(cured._normalize_dims(-1, 0), ())
 
     def test_bad_dims(self):
         with self.assertRaisesRegex(ValueError, "dim 2 out of range for an array of 2 axes"):
-            cured.normalize_dims(2, 2)
+            cured._normalize_dims(2, 2)
         with self.assertRaisesRegex(ValueError, "dim -3 out of range"):
-            cured.normalize_dims((0, -3), 2)
+            cured._normalize_dims((0, -3), 2)
         with self.assertRaisesRegex(ValueError, "appears more than once"):
-            cured.normalize_dims((1, -1), 2)
+            cured._normalize_dims((1, -1), 2)
         with self.assertRaises(TypeError):
-            cured.normalize_dims(1.0, 2)
+            cured._normalize_dims(1.0, 2)
         with self.assertRaises(TypeError):
-            cured.normalize_dims(True, 2)
+            cured._normalize_dims(True, 2)
         with self.assertRaises(TypeError):
-            cured.normalize_dims(("a",), 2)
+            cured._normalize_dims(("a",), 2)
 
     def test_output_shapes(self):
-        self.assertEqual(cured.out_shape((4, 5, 6), (1,), False), (4, 6))
-        self.assertEqual(cured.out_shape((4, 5, 6), (0, 2), True), (1, 5, 1))
-        self.assertEqual(cured.out_shape((4, 5), (0, 1), False), ())
+        self.assertEqual(cured._out_shape((4, 5, 6), (1,), False), (4, 6))
+        self.assertEqual(cured._out_shape((4, 5, 6), (0, 2), True), (1, 5, 1))
+        self.assertEqual(cured._out_shape((4, 5), (0, 1), False), ())
 
 
 class TypeRules(unittest.TestCase):
@@ -205,14 +206,16 @@ class Tables(unittest.TestCase):
 
 class PublicNames(unittest.TestCase):
     def test_all(self):
-        """__all__: public names only, each defined and documented; every op and statistic has
-        its function along axes and per segment."""
+        """__all__: public names only, each defined and documented, and every other public name
+        of the package a submodule; every op and statistic has its function along axes and per
+        segment."""
         for name in cured.__all__:
             self.assertFalse(name.startswith("_"), name)
             self.assertTrue(inspect.getdoc(getattr(cured, name)), "%s has no docstring" % name)
-        functions = {name for name, f in vars(cured).items()
-                     if inspect.isfunction(f) and f.__module__ == "cured" and not name.startswith("_")}
-        self.assertEqual(functions - set(cured.__all__), {"normalize_dims", "out_shape"})
+        others = {name for name, value in vars(cured).items()
+                  if not name.startswith("_") and name not in cured.__all__
+                  and not (inspect.ismodule(value) and value.__name__.startswith("cured."))}
+        self.assertEqual(others, set(), "public names outside __all__")
         for row in _lib.OPS:
             name = {"min": "amin", "max": "amax"}.get(row.name, row.name)
             self.assertIn(name, cured.__all__)
@@ -220,6 +223,44 @@ class PublicNames(unittest.TestCase):
         for row in _lib.STATISTICS:
             self.assertIn(row.name, cured.__all__)
             self.assertIn("segment_" + row.name, cured.__all__)
+
+
+    def test_type_hints(self):
+        """Every parameter and the result of every public function is annotated, and py.typed
+        says so to type checkers."""
+        for name in cured.__all__:
+            f = getattr(cured, name)
+            if not inspect.isfunction(f):
+                continue
+            signature = inspect.signature(f)
+            self.assertIsNot(signature.return_annotation, inspect.Signature.empty, "%s: no return annotation" % name)
+            for p in signature.parameters.values():
+                self.assertIsNot(p.annotation, inspect.Parameter.empty, "%s(%s): no annotation" % (name, p.name))
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(cured.__file__), "py.typed")))
+
+
+class Versions(unittest.TestCase):
+    def test_one_version(self):
+        """The package's version is the C library's (project(cured VERSION ...)) with the CUDA
+        major version of its build, and pip's where pip installed it."""
+        from cured import _version
+        self.assertRegex(_lib.version(), r"^[0-9]+\.[0-9]+\.[0-9]+$")
+        self.assertEqual(_version.version, _lib.version())
+        self.assertEqual(cured.__version__, "%s+cu%d" % (_lib.version(), _version.cuda_major))
+        try:
+            from importlib import metadata
+            dist = metadata.distribution("cured")
+        except Exception:  # noqa: BLE001 - not installed as a distribution (the build tree)
+            return
+        files = [os.path.realpath(dist.locate_file(f)) for f in dist.files or ()]
+        if os.path.realpath(cured.__file__) in files:
+            self.assertEqual(dist.version, cured.__version__)
+
+    def test_status_strings(self):
+        self.assertEqual(_lib.status_string(_lib.SUCCESS), "CURED_SUCCESS: success")
+        self.assertEqual(_lib.status_string(_lib.ERROR_INVALID), "CURED_ERROR_INVALID: invalid argument")
+        self.assertTrue(_lib.status_string(_lib.ERROR_CUDA).startswith("CURED_ERROR_CUDA"))
+        self.assertEqual(_lib.status_string(99), "unknown status")
 
 
 class FakeCai:

@@ -33,6 +33,16 @@ TEST(CApi, CompilesAsCAndReportsItsVersion) {
   EXPECT_EQ(cured_abi_version(), CURED_C_ABI_VERSION);
 }
 
+TEST(CApi, NamesItsVersionAndStatuses) {
+  const std::string version = cured_version();
+  EXPECT_EQ(std::count(version.begin(), version.end(), '.'), 2) << version;
+  EXPECT_EQ(std::string(cured_status_string(CURED_SUCCESS)), "CURED_SUCCESS: success");
+  EXPECT_EQ(std::string(cured_status_string(CURED_ERROR_INVALID)), "CURED_ERROR_INVALID: invalid argument");
+  for (const cured_status s : {CURED_ERROR_UNSUPPORTED, CURED_ERROR_CUDA, CURED_ERROR_INTERNAL})
+    EXPECT_EQ(std::string(cured_status_string(s)).rfind("CURED_ERROR_", 0), 0u) << s;
+  EXPECT_EQ(std::string(cured_status_string(static_cast<cured_status>(99))), "unknown status");
+}
+
 TEST(CApi, ResultTypesFollowTheSumRules) {
   for (std::int32_t t : {CURED_BOOL, CURED_INT8, CURED_UINT8, CURED_INT16, CURED_INT32, CURED_INT64})
     EXPECT_EQ(result(CURED_SUM, t), CURED_INT64) << t;
@@ -215,6 +225,49 @@ TEST_F(CApiGpu, ReducesAlongAxesOnAStream) {
   cudaFree(x);
   cudaFree(sums);
   cudaFree(idx);
+}
+
+TEST_F(CApiGpu, RunsOnTheInputsDeviceAndRestoresTheCallers) {
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  if (devices < 2) GTEST_SKIP() << "needs two GPUs, found " << devices;
+  // The input on device 1, the caller's current device 0: each call runs on device 1 (its
+  // default workspace, or one made there) and leaves device 0 current.
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  const std::vector<float> h(1000, 1.0f);
+  float* x = to_device(h);
+  float* out = to_device(std::vector<float>(4, 0.0f));
+  std::int64_t* offsets = to_device(std::vector<std::int64_t>{0, 400, 1000});
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  cured_workspace ws = nullptr;
+  ASSERT_EQ(cured_workspace_create(1, &ws), CURED_SUCCESS) << message();
+  const auto current = [] {
+    int d = -1;
+    EXPECT_EQ(cudaGetDevice(&d), cudaSuccess);
+    return d;
+  };
+  EXPECT_EQ(current(), 0) << "after cured_workspace_create(1)";
+  const cured_array in = array_of(x, CURED_FLOAT32, {1000}, {1});
+  const cured_array total = array_of(out, CURED_FLOAT32, {}, {});
+  const cured_array mean = array_of(out + 1, CURED_FLOAT32, {}, {});
+  const cured_array per_segment = array_of(out + 2, CURED_FLOAT32, {2}, {1});
+  const std::int32_t axis = 0;
+  ASSERT_EQ(cured_reduce(CURED_SUM, &in, &axis, 1, &total, nullptr, nullptr, nullptr), CURED_SUCCESS) << message();
+  EXPECT_EQ(current(), 0) << "after cured_reduce";
+  ASSERT_EQ(cured_statistic_reduce(CURED_MEAN, &in, &axis, 1, 0.0, &mean, nullptr, nullptr, ws), CURED_SUCCESS)
+      << message();
+  EXPECT_EQ(current(), 0) << "after cured_statistic_reduce with a workspace on device 1";
+  ASSERT_EQ(cured_segment_reduce(CURED_MAX, &in, offsets, 2, &per_segment, nullptr, 1, nullptr, nullptr), CURED_SUCCESS)
+      << message();
+  EXPECT_EQ(current(), 0) << "after cured_segment_reduce";
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(to_host(out, 4), (std::vector<float>{1000.0f, 1.0f, 1.0f, 1.0f}));
+  EXPECT_EQ(cured_workspace_destroy(ws), CURED_SUCCESS);
+  cudaFree(x);
+  cudaFree(out);
+  cudaFree(offsets);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
 }
 
 TEST_F(CApiGpu, SegmentsCheckTheirOffsets) {

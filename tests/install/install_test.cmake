@@ -1,10 +1,14 @@
 # Installs cured and builds a consumer against it; or builds the consumer with cured added as a
 # subdirectory. CPU-only: configure, install, build, and run the consumer, which reduces only
-# where a CUDA device exists.
+# where a CUDA device exists. MODE c installs the project's own build (BUILD_DIR, where
+# libcured_c is built already) and builds a C program against the C interface twice: through
+# pkg-config (PKG_CONFIG; without it that half is skipped, and says so) and through
+# find_package(cured COMPONENTS c) with cured::cured_c.
 #
-#   cmake -DMODE=find_package|add_subdirectory -DSOURCE_DIR=<cured source> -DWORK_DIR=<scratch>
+#   cmake -DMODE=find_package|add_subdirectory|c -DSOURCE_DIR=<cured source> -DWORK_DIR=<scratch>
 #         [-DGENERATOR=<generator>] [-DCXX_COMPILER=...] [-DCUDA_COMPILER=...]
 #         [-DCUDA_HOST_COMPILER=...] [-DCUDA_ARCHITECTURES=90,80]
+#         [-DBUILD_DIR=<cured build> -DVERSION=<x.y.z> -DC_COMPILER=... -DPKG_CONFIG=pkg-config]
 #         -P tests/install/install_test.cmake
 #
 # WORK_DIR is emptied first and left in place afterwards for inspection.
@@ -16,8 +20,11 @@ foreach(required MODE SOURCE_DIR WORK_DIR)
     message(FATAL_ERROR "install_test.cmake: -D${required}=... is required")
   endif()
 endforeach()
-if(NOT MODE STREQUAL "find_package" AND NOT MODE STREQUAL "add_subdirectory")
-  message(FATAL_ERROR "install_test.cmake: MODE is '${MODE}'; want find_package or add_subdirectory")
+if(NOT MODE MATCHES "^(find_package|add_subdirectory|c)$")
+  message(FATAL_ERROR "install_test.cmake: MODE is '${MODE}'; want find_package, add_subdirectory or c")
+endif()
+if(MODE STREQUAL "c" AND (NOT BUILD_DIR OR NOT VERSION))
+  message(FATAL_ERROR "install_test.cmake: MODE c needs -DBUILD_DIR=<cured build> and -DVERSION=<x.y.z>")
 endif()
 if(NOT BUILD_TYPE)
   set(BUILD_TYPE Release)
@@ -29,7 +36,7 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(settings "${WORK_DIR}/settings.cmake")
 file(WRITE "${settings}" "set(CMAKE_BUILD_TYPE \"${BUILD_TYPE}\" CACHE STRING \"\")\n")
-foreach(pair CXX_COMPILER=CMAKE_CXX_COMPILER CUDA_COMPILER=CMAKE_CUDA_COMPILER
+foreach(pair C_COMPILER=CMAKE_C_COMPILER CXX_COMPILER=CMAKE_CXX_COMPILER CUDA_COMPILER=CMAKE_CUDA_COMPILER
              CUDA_HOST_COMPILER=CMAKE_CUDA_HOST_COMPILER CUDA_ARCHITECTURES=CMAKE_CUDA_ARCHITECTURES)
   string(REPLACE "=" ";" pair "${pair}")
   list(GET pair 0 from)
@@ -60,6 +67,81 @@ endfunction()
 
 set(consumer_source "${SOURCE_DIR}/tests/install/consumer")
 set(consumer_build "${WORK_DIR}/consumer")
+
+# Runs a built consumer, found under its build directory, and prints what it said.
+function(run_consumer name build_dir)
+  file(GLOB_RECURSE exe "${build_dir}/${name}" "${build_dir}/${name}.exe")
+  list(FILTER exe EXCLUDE REGEX "/CMakeFiles/")
+  if(NOT exe)
+    message(FATAL_ERROR "${name} was built but its executable is not in ${build_dir}")
+  endif()
+  list(GET exe 0 exe)
+  step("run ${name}" "${exe}")
+  string(STRIP "${step_output}" step_output)
+  message(STATUS "${step_output}")
+  set(step_output "${step_output}" PARENT_SCOPE)
+endfunction()
+
+if(MODE STREQUAL "c")
+  set(prefix "${WORK_DIR}/prefix")
+  step("install cured's build" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" --config ${BUILD_TYPE})
+  # The C library as C users expect it: the versioned library, its soname link and the
+  # development link, the header, pkg-config's file and CMake's targets.
+  string(REGEX MATCH "^[0-9]+" major "${VERSION}")
+  foreach(file libcured_c.so.${VERSION} libcured_c.so.${major} libcured_c.so cured_c.h cured.pc
+          cured-c-targets.cmake)
+    file(GLOB_RECURSE found "${prefix}/*/${file}")
+    if(NOT found)
+      message(FATAL_ERROR "not installed: ${file}")
+    endif()
+    if(file STREQUAL "libcured_c.so")
+      get_filename_component(libdir "${found}" DIRECTORY)
+    elseif(file STREQUAL "cured.pc")
+      get_filename_component(pcdir "${found}" DIRECTORY)
+    endif()
+  endforeach()
+  foreach(link libcured_c.so libcured_c.so.${major})
+    if(NOT IS_SYMLINK "${libdir}/${link}")
+      message(FATAL_ERROR "${libdir}/${link} is not a link to the versioned library")
+    endif()
+  endforeach()
+  message(STATUS "installed libcured_c ${VERSION} under ${libdir}")
+
+  set(c_source "${SOURCE_DIR}/tests/install/c_consumer")
+  if(PKG_CONFIG)
+    set(pkg ${CMAKE_COMMAND} -E env "PKG_CONFIG_PATH=${pcdir}" ${PKG_CONFIG})
+    step("pkg-config --modversion cured" ${pkg} --modversion cured)
+    string(STRIP "${step_output}" pc_version)
+    if(NOT pc_version STREQUAL VERSION)
+      message(FATAL_ERROR "pkg-config says cured ${pc_version}, the project is ${VERSION}")
+    endif()
+    step("pkg-config --cflags --libs cured" ${pkg} --cflags --libs cured)
+    string(STRIP "${step_output}" flags)
+    message(STATUS "pkg-config --cflags --libs cured: ${flags}")
+    separate_arguments(flags UNIX_COMMAND "${flags}")
+    if(NOT C_COMPILER)
+      set(C_COMPILER cc)
+    endif()
+    file(MAKE_DIRECTORY "${WORK_DIR}/pkg-config")
+    step("compile with pkg-config" ${C_COMPILER} -std=c11 -Wall -Werror "${c_source}/main.c" ${flags}
+         "-Wl,-rpath,${libdir}" -o "${WORK_DIR}/pkg-config/c_consumer")
+    run_consumer(c_consumer "${WORK_DIR}/pkg-config")
+    if(NOT step_output MATCHES "libcured_c ${VERSION},")
+      message(FATAL_ERROR "the pkg-config consumer loaded another libcured_c than ${VERSION}")
+    endif()
+  else()
+    message(STATUS "pkg-config not found: the pkg-config consumer is skipped")
+  endif()
+
+  step("configure C consumer (find_package)" ${CMAKE_COMMAND} -S "${c_source}" -B "${WORK_DIR}/c_consumer"
+       ${common} "-DCMAKE_PREFIX_PATH=${prefix}" "-DCURED_EXPECTED_PREFIX=${prefix}"
+       -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  string(REGEX MATCH "cured [0-9.]+: [^\n]*" found_line "${step_output}")
+  message(STATUS "${found_line}")
+  step("build C consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}/c_consumer" --config ${BUILD_TYPE})
+  run_consumer(c_consumer "${WORK_DIR}/c_consumer")
+  return()
+endif()
 
 if(MODE STREQUAL "find_package")
   set(cured_build "${WORK_DIR}/cured-build")
@@ -97,13 +179,4 @@ else()
 endif()
 
 step("build consumer" ${CMAKE_COMMAND} --build "${consumer_build}" --config ${BUILD_TYPE})
-
-file(GLOB_RECURSE consumer_exe "${consumer_build}/consumer" "${consumer_build}/consumer.exe")
-list(FILTER consumer_exe EXCLUDE REGEX "/CMakeFiles/")
-if(NOT consumer_exe)
-  message(FATAL_ERROR "the consumer was built but its executable is not in ${consumer_build}")
-endif()
-list(GET consumer_exe 0 consumer_exe)
-step("run consumer" "${consumer_exe}")
-string(STRIP "${step_output}" step_output)
-message(STATUS "${step_output}")
+run_consumer(consumer "${consumer_build}")

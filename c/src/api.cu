@@ -76,13 +76,16 @@ std::int32_t result_dtype(std::int32_t op, std::int32_t in, std::int32_t request
   if (!is_dtype(in)) refuse("unknown element type " + std::to_string(in));
   const cured_reduction_info& row = op_rows[op];
   if (f == family::segments && !in_segments(in))
-    refuse(std::string("no segmented ") + row.name + " of " + dtype_name(in));
+    refuse(std::string("no segmented ") + row.name + " of " + dtype_name(in) + " (it takes " + names_where(in_segments) +
+           ")");
   std::int32_t def = in;
   switch (row.result) {
     case CURED_RESULT_SUM: def = sum_default(in); break;
     case CURED_RESULT_INDEX: def = CURED_INT64; break;
     case CURED_RESULT_EXACT:
-      if (!is_floating(in)) refuse(std::string(row.name) + " takes floating elements, not " + dtype_name(in));
+      if (!is_floating(in))
+        refuse(std::string(row.name) + " takes floating elements, not " + dtype_name(in) + " (" +
+               names_where(is_floating) + ")");
       def = float_result(in);
       break;
     default: break;
@@ -106,13 +109,16 @@ std::int32_t statistic_dtype(std::int32_t s, std::int32_t in, family f) {
   const cured_reduction_info& row = statistic_rows[s];
   const bool counts = row.result == CURED_RESULT_COUNT || row.result == CURED_RESULT_TRUTH;
   if (f == family::segments && !counts && !in_segments(in))
-    refuse(std::string("no segmented ") + row.name + " of " + dtype_name(in));
+    refuse(std::string("no segmented ") + row.name + " of " + dtype_name(in) + " (it takes " + names_where(in_segments) +
+           " and, for the counts, every type)");
   switch (row.result) {
     case CURED_RESULT_SAME: return in;
     case CURED_RESULT_COUNT: return CURED_INT64;
     case CURED_RESULT_TRUTH: return CURED_BOOL;
     default:
-      if (!is_floating(in)) refuse(std::string(row.name) + " takes floating elements, not " + dtype_name(in));
+      if (!is_floating(in))
+        refuse(std::string(row.name) + " takes floating elements, not " + dtype_name(in) + " (" +
+               names_where(is_floating) + ")");
       return float_result(in);
   }
 }

@@ -61,6 +61,15 @@ constexpr bool in_segments(std::int32_t t) { return is_dtype(t) && dtype_rows[t]
 inline const char* dtype_name(std::int32_t t) { return is_dtype(t) ? dtype_rows[t].name : "an unknown type"; }
 inline std::size_t dtype_bytes(std::int32_t t) { return is_dtype(t) ? std::size_t(dtype_rows[t].bytes) : 1; }
 
+/// The names of the element types for which takes(code) holds, ", "-separated.
+template <class Takes>
+std::string names_where(Takes takes) {
+  std::string names;
+  for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t)
+    if (takes(t)) names += (names.empty() ? "" : ", ") + std::string(dtype_rows[t].name);
+  return names;
+}
+
 /// The default sum of t: int64 for integers and bool, t itself for floating types.
 constexpr std::int32_t sum_default(std::int32_t t) { return is_floating(t) ? t : CURED_INT64; }
 
@@ -131,15 +140,21 @@ void with_element(std::int32_t t, F&& f) {
 /// The element types of the segmented reductions (`what` names the op in the error for others).
 template <class F>
 void with_segment_element(std::int32_t t, const char* what, F&& f) {
-  with_element_if(t, [](std::int32_t c) { return in_segments(c); },
-                  [&] { return std::string("cured: no segmented ") + what + " of " + dtype_name(t); }, f);
+  const auto takes = [](std::int32_t c) { return in_segments(c); };
+  with_element_if(t, takes, [&] {
+    return std::string("cured: no segmented ") + what + " of " + dtype_name(t) + " (it takes " + names_where(takes) +
+           ")";
+  }, f);
 }
 
 /// The floating element types.
 template <class F>
 void with_floating(std::int32_t t, const char* what, F&& f) {
-  with_element_if(t, [](std::int32_t c) { return is_floating(c); },
-                  [&] { return std::string("cured: ") + what + " takes floating elements, not " + dtype_name(t); }, f);
+  const auto takes = [](std::int32_t c) { return is_floating(c); };
+  with_element_if(t, takes, [&] {
+    return std::string("cured: ") + what + " takes floating elements, not " + dtype_name(t) + " (" +
+           names_where(takes) + ")";
+  }, f);
 }
 
 template <std::size_t Bytes>

@@ -118,10 +118,14 @@ void run(workspace& ws, cudaStream_t stream, const void* out, unsigned* status, 
     failed = std::current_exception();
     device::poison_kernel<<<1, 1, 0, stream>>>(send, exact_send);
   }
-  cured::detail::launch_seam(ws, stream, false, "reduction across ranks", [&](workspace::use&) {
-    collective();
-    if (!failed) combine(status ? status : ws.rank_status());
-  });
+  try {
+    cured::detail::launch_seam(ws, stream, false, "reduction across ranks", [&](workspace::use&) {
+      collective();
+      if (!failed) combine(status ? status : ws.rank_status());
+    });
+  } catch (...) {
+    if (!failed) throw;  // the local step's failure is the one to report
+  }
   if (failed) std::rethrow_exception(failed);
 }
 

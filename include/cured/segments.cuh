@@ -60,9 +60,10 @@ using segment_sum_type = std::conditional_t<std::is_void_v<Explicit>, accumulato
 
 }  // namespace detail
 
-/// Runs enqueue(ws, status), any segmented `_async` call (or several) given the workspace and
-/// status word to use, as the blocking forms run theirs: on the calling thread's workspace,
-/// then waits for the stream, and throws cured::error naming bad offsets.
+/// Runs enqueue(ws, status), one segmented `_async` call given the workspace and status word to
+/// use, as the blocking forms run theirs: on the calling thread's workspace, then waits for the
+/// stream, and throws cured::error naming bad offsets. (Each segmented launch writes the whole
+/// status word, so a second call in `enqueue` would overwrite the first's.)
 template <class Enqueue>
 void run_blocking(cudaStream_t stream, Enqueue enqueue) {
   detail::segment_blocking(stream, enqueue);

@@ -34,6 +34,15 @@ void segment_one(const T* values, std::int64_t n, const segments& seg, const O& 
   segment_statistic(values, n, seg, out, static_cast<const O*>(nullptr), s, "", ws, stream, status);
 }
 
+/// Whether O is a pointer to a strided view (the nullable means of var_mean and std_mean), not an
+/// output of its own.
+template <class O>
+inline constexpr bool is_view_pointer = false;
+template <class B>
+inline constexpr bool is_view_pointer<strided_view<B>*> = true;
+template <class B>
+inline constexpr bool is_view_pointer<const strided_view<B>*> = true;
+
 /// var_mean's or std_mean's first output per segment, and the means where `means` is not null.
 template <statistic_kind K, class T, class O1, class O2>
 void segment_moments(const T* values, std::int64_t n, const segments& seg, const O1& out, const O2* means, double ddof,
@@ -74,7 +83,7 @@ void var_mean_async(const T* values, std::int64_t n, const segments& seg, const 
                                                             status);
 }
 
-template <class T, class O1, class O2>
+template <class T, class O1, class O2, class = std::enable_if_t<!detail::is_view_pointer<O2>>>
 void var_mean_async(const T* values, std::int64_t n, const segments& seg, const O1& var_out, const O2& mean_out,
                     double ddof, workspace& ws, cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   detail::segment_moments<detail::statistic_kind::var_mean>(values, n, seg, var_out, &mean_out, ddof, ws, stream,
@@ -90,7 +99,7 @@ void std_mean_async(const T* values, std::int64_t n, const segments& seg, const 
                                                             status);
 }
 
-template <class T, class O1, class O2>
+template <class T, class O1, class O2, class = std::enable_if_t<!detail::is_view_pointer<O2>>>
 void std_mean_async(const T* values, std::int64_t n, const segments& seg, const O1& std_out, const O2& mean_out,
                     double ddof, workspace& ws, cudaStream_t stream = nullptr, unsigned* status = nullptr) {
   detail::segment_moments<detail::statistic_kind::std_mean>(values, n, seg, std_out, &mean_out, ddof, ws, stream,

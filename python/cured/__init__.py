@@ -137,7 +137,8 @@ def _reduce(op, x, dim, keepdim, dtype=None):
     if type(x) is _torch_tensor:
         device = x.get_device()
         if device >= 0:
-            key = (op, x.dtype, x.shape, x.stride(), device, dim if type(dim) is not list else tuple(dim), keepdim, dtype)
+            key = (op, x.dtype, x.shape, x.stride(), device, type(dim),
+                   dim if type(dim) is not list else tuple(dim), keepdim, dtype)
             plan = _plans.get(key)
             if plan is None:
                 plan = _keep(key, _plan(False, op, _describe(x), dim, keepdim, dtype))
@@ -204,8 +205,8 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
     if type(x) is _torch_tensor:
         device = x.get_device()
         if device >= 0:
-            key = (-1 - stat, x.dtype, x.shape, x.stride(), device, dim if type(dim) is not list else tuple(dim),
-                   keepdim)
+            key = (-1 - stat, x.dtype, x.shape, x.stride(), device, type(dim),
+                   dim if type(dim) is not list else tuple(dim), keepdim)
             plan = _plans.get(key)
             if plan is None:
                 plan = _keep(key, _plan(True, stat, _describe(x), dim, keepdim))

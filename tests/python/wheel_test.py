@@ -4,9 +4,11 @@ venv, imported there and tested from there (not from the build tree), then unins
 
     python3 tests/python/wheel_test.py SOURCE_DIR CMAKE_BUILD_DIR WORK_DIR
 
-Needs pip, setuptools and a bdist_wheel (setuptools 70.1 or later, or the wheel package) in this
-Python, and venv with ensurepip; without them it exits 77 (ctest: skipped) saying what is
-missing, unless CURED_REQUIRE_PIP is set, which makes that a failure (CI sets it).
+Needs a Python with pip, setuptools and a bdist_wheel (setuptools 70.1 or later, or the wheel
+package), and venv with ensurepip: this Python, else the first python3 on the PATH, else the
+system's /usr/bin/python3 (the wheel is the same for any Python 3: the package loads its C
+library with ctypes). Without one it exits 77 (ctest: skipped) saying what is missing, unless
+CURED_REQUIRE_PIP is set, which makes that a failure (CI sets it).
 """
 
 import glob
@@ -30,31 +32,40 @@ def step(what, command, **kwargs):
     return done.stdout
 
 
-def missing():
-    """What this Python lacks to build and install a wheel offline, or None."""
+def missing(python):
+    """What `python` lacks to build and install a wheel offline, or None."""
     probes = (("pip", "import pip"), ("setuptools", "import setuptools"),
               ("bdist_wheel (setuptools 70.1+ or the wheel package)",
                "try:\n import setuptools.command.bdist_wheel\nexcept ImportError:\n import wheel.bdist_wheel"),
               ("venv with ensurepip", "import venv, ensurepip"))
     for name, code in probes:
-        if subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+        if subprocess.run([python, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
             return name
     return None
 
 
 def main():
     source, build, work = (os.path.abspath(a) for a in sys.argv[1:4])
-    lacking = missing()
-    if lacking:
-        print("%s has no %s: the wheel is not built (Debian: apt-get install python3-pip python3-setuptools "
-              "python3-wheel python3-venv)" % (sys.executable, lacking))
+    candidates = []
+    for c in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
+        if c and os.path.exists(c) and os.path.realpath(c) not in (os.path.realpath(k) for k in candidates):
+            candidates.append(c)
+    lacking = [(c, missing(c)) for c in candidates]
+    usable = [c for c, m in lacking if m is None]
+    if not usable:
+        for c, m in lacking:
+            print("%s has no %s" % (c, m))
+        print("the wheel is not built (Debian: apt-get install python3-pip python3-setuptools python3-wheel "
+              "python3-venv)")
         sys.exit(1 if os.environ.get("CURED_REQUIRE_PIP") else SKIP)
+    builder = usable[0]
+    print("python: %s" % builder)
     shutil.rmtree(work, ignore_errors=True)
     wheelhouse, venv = os.path.join(work, "wheelhouse"), os.path.join(work, "venv")
     env = dict(os.environ, CURED_CMAKE_BUILD_DIR=build, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     env.pop("PYTHONPATH", None)
 
-    step("build the wheel offline", [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
+    step("build the wheel offline", [builder, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
                                      "-w", wheelhouse, source], env=env, cwd=source)
     wheels = glob.glob(os.path.join(wheelhouse, "cured-*.whl"))
     if len(wheels) != 1:
@@ -65,7 +76,7 @@ def main():
         sys.exit("FAILED: %s: want a platform wheel (py3-none-<platform>) whose version names the CUDA major (+cuN)"
                  % wheel)
 
-    step("a fresh venv", [sys.executable, "-m", "venv", venv], env=env)
+    step("a fresh venv", [builder, "-m", "venv", venv], env=env)
     python = os.path.join(venv, "bin", "python")
     step("install the wheel", [python, "-m", "pip", "install", "--no-deps", wheels[0]], env=env)
     listed = step("pip list", [python, "-m", "pip", "list"], env=env)

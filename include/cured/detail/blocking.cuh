@@ -65,7 +65,9 @@ template <class Enqueue>
 void segment_blocking(cudaStream_t stream, Enqueue enqueue) {
   const volatile unsigned* word = nullptr;
   enqueue_and_wait(stream, [&](workspace& ws) {
-    word = static_cast<const volatile unsigned*>(ws.host_result());
+    volatile unsigned* host_word = static_cast<volatile unsigned*>(const_cast<void*>(ws.host_result()));
+    *host_word = 0;  // no launch, no stale status: the thread's earlier call has finished
+    word = host_word;
     enqueue(ws, static_cast<unsigned*>(ws.host_result_on_device()));
   });
   if (const unsigned bits = *word) throw_invalid(segment_error_message(bits));

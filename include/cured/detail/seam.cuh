@@ -18,8 +18,8 @@ namespace cured::detail {
 /// Holds `ws` for one call on `stream` (workspace::use: the device, thread and stream checks;
 /// `synchronous` for the blocking forms, whose caller waits), runs `enqueue(use)`, which checks
 /// its pointers through `use` and enqueues its work, and throws a cured::error naming `what` if a
-/// launch failed. The work is marked as the workspace's before anything is thrown, so that a
-/// launched kernel is still tracked.
+/// launch failed; the work is marked as the workspace's before that error is thrown, so that a
+/// launched kernel is still tracked. (What `enqueue` itself throws passes through unmarked.)
 template <class Enqueue>
 void launch_seam(workspace& ws, cudaStream_t stream, bool synchronous, const char* what, Enqueue&& enqueue) {
   workspace::use use(ws, stream, synchronous);

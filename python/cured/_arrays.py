@@ -43,6 +43,14 @@ def _unsupported(what):
     return _lib.CuredTypeError("cured: unsupported element type %s (cured takes %s)" % (what, ", ".join(_lib.DTYPE_NAMES)))
 
 
+def _code_named(name):
+    """The dtype code of a NumPy-style dtype name ("float32"), or CuredTypeError."""
+    code = _NAMES.get(name)
+    if code is None:
+        raise _unsupported(name)
+    return code
+
+
 def _byte_strides(byte_strides, itemsize, shape):
     """Strides in bytes to strides in elements; negative strides are not taken (None)."""
     strides = []
@@ -115,16 +123,10 @@ class _CuPy:
         self.cupy = cupy
 
     def dtype_code(self, dtype):
-        name = self.cupy.dtype(dtype).name
-        code = _NAMES.get(name)
-        if code is None:
-            raise _unsupported(name)
-        return code
+        return _code_named(self.cupy.dtype(dtype).name)
 
     def describe(self, x):
-        code = _NAMES.get(x.dtype.name)
-        if code is None:
-            raise _unsupported(x.dtype.name)
+        code = _code_named(x.dtype.name)
         strides = _byte_strides(x.strides, x.itemsize, x.shape)
         if strides is None:  # negative strides: a copy in the element order
             x = self.cupy.ascontiguousarray(x)
@@ -159,11 +161,7 @@ class _Numba:
         self.cuda = cuda
 
     def dtype_code(self, dtype):
-        name = self.numpy.dtype(dtype).name
-        code = _NAMES.get(name)
-        if code is None:
-            raise _unsupported(name)
-        return code
+        return _code_named(self.numpy.dtype(dtype).name)
 
     def dtype_of(self, code):
         """NumPy's dtype of a cured dtype code (NumPy has no bfloat16)."""

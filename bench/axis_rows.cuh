@@ -99,7 +99,7 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
     r.bytes = double(n) * sizeof(T) + double(outputs) * sizeof(Out);
     if (!c.skip.empty()) {
       r.check = c.skip;
-      ctx.rows.push_back(r);
+      ctx.add(std::move(r));
       continue;
     }
     ctx.progress(what + " " + impl);
@@ -141,7 +141,7 @@ void run_axis_op(const axis_case<T>& c, context& ctx) {
     } catch (const std::exception& e) {
       r.check = std::string("error: ") + e.what();
     }
-    ctx.rows.push_back(r);
+    ctx.add(std::move(r));
   }
 }
 
@@ -183,6 +183,7 @@ void run_axis_rows(const std::string& type_name, context& ctx) {
     }
     for (const auto& w : workloads) {
       if (w.elements() != n) continue;
+      const work_done unit(ctx, n);
       std::optional<axis_reference<T>> ref;
       if (skip.empty()) ref.emplace(h.data(), w);
       const axis_case<T> c{type_name, w, row_major_view<const T>(skip.empty() ? d.data() : nullptr, w.shape),

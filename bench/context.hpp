@@ -3,8 +3,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/options.hpp"
@@ -23,9 +26,52 @@ struct context {
   cudaStream_t stream = nullptr;
   std::uint64_t seed = 0;
   std::vector<row> rows;
+  /// Print each row to stdout as it is measured (a table on stdout).
+  bool stream_rows = false;
 
-  /// Progress on stderr, so stdout stays clean for CSV and JSON.
-  void progress(const std::string& line) const { std::fprintf(stderr, "%s\n", line.c_str()); }
+  /// The work of the run, in units of work_of(n) (plan_work), and how much of it is done: the
+  /// progress lines' share done and time left.
+  double work_planned = 0, work_finished = 0;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  /// An input of n elements, measured in every selected way, as work: its elements and a
+  /// fixed cost per input (drawing it, the reference, the first launches).
+  static double work_of(std::int64_t n) { return double(n) + double(1 << 22); }
+
+  /// Keeps r; with stream_rows, prints it to stdout at once.
+  void add(row r) {
+    if (stream_rows) {
+      std::fputs(stream_line(r).c_str(), stdout);
+      std::fflush(stdout);
+    }
+    rows.push_back(std::move(r));
+  }
+
+  /// Progress on stderr, so stdout stays clean for CSV and JSON: the share of the planned work
+  /// done and the time left at its pace so far, then the line.
+  void progress(const std::string& line) const {
+    if (work_planned > 0 && work_finished > 0) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double left = elapsed * (work_planned - work_finished) / work_finished;
+      std::fprintf(stderr, "[%3.0f%%, ~%.0f s left] %s\n", 100 * work_finished / work_planned, left > 0 ? left : 0,
+                   line.c_str());
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+  }
+};
+
+/// One input's measurements, counted done when it goes out of scope.
+class work_done {
+public:
+  work_done(context& ctx, std::int64_t n) : ctx_(ctx), n_(n) {}
+  work_done(const work_done&) = delete;
+  work_done& operator=(const work_done&) = delete;
+  ~work_done() { ctx_.work_finished += context::work_of(n_); }
+
+private:
+  context& ctx_;
+  std::int64_t n_;
 };
 
 /// How the run's options time one measurement (cpu: of CPU code, which takes fewer samples).

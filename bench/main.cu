@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cuda/std/version>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -11,6 +13,7 @@
 #include <memory>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "bench/context.hpp"
 #include "bench/op_names.hpp"
@@ -44,6 +47,40 @@ std::string now_utc() {
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
   return buf;
 }
+
+/// "13.0" of CUDA's 13000.
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+/// The versions a run names: cured's, the CUDA runtime linked, the driver's CUDA, CCCL's.
+void fill_versions(run_info& info) {
+  info.cured_version = CURED_VERSION_TEXT;
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) info.cuda_runtime = cuda_version_text(v);
+  if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0) info.cuda_driver = cuda_version_text(v);
+  (void)cudaGetLastError();
+  info.cccl = std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
+              std::to_string(CCCL_PATCH_VERSION);
+}
+
+/// The planned work of the run (context::work_of each input of each type).
+double plan_work(const options& opt) {
+  double per_type = 0;
+  if (opt.axis_mode()) {
+    for (const auto& w : opt.workloads) per_type += context::work_of(w.elements());
+  } else if (opt.segment_mode()) {
+    for (const auto& w : opt.segment_workloads) per_type += context::work_of(w.n);
+  } else {
+    for (const std::int64_t n : opt.sizes) per_type += context::work_of(n);
+  }
+  return per_type * double(opt.types.size());
+}
+
+/// A report to write at the end, its file opened before the run (stdout when path is empty).
+struct report_target {
+  options::format fmt;
+  std::string path;
+  std::unique_ptr<std::ofstream> file;
+};
 
 void print_list() {
   std::printf("implementations:\n");
@@ -109,15 +146,37 @@ int run(int argc, char** argv) {
     print_list();
     return 0;
   }
+  run_info info;
+  fill_versions(info);
+  if (opt.version) {
+    std::printf("cured-bench %s (CUDA runtime %s, driver for CUDA %s, CCCL %s)\n", info.cured_version.c_str(),
+                info.cuda_runtime.empty() ? "?" : info.cuda_runtime.c_str(),
+                info.cuda_driver.empty() ? "none" : info.cuda_driver.c_str(), info.cccl.c_str());
+    return 0;
+  }
   for (const auto& type : opt.types)
     if (!find_type(type)) {
       std::fprintf(stderr, "cured-bench: type '%s' is not benchmarked (see --list)\n", type.c_str());
       return 2;
     }
 
+  // Every report file is opened now: a path that cannot be written stops the run before it starts.
+  std::vector<report_target> reports;
+  reports.push_back({opt.fmt, opt.out, nullptr});
+  for (const auto& r : opt.reports) reports.push_back({r.fmt, r.path, nullptr});
+  for (auto& r : reports) {
+    if (r.path.empty()) continue;
+    r.file = std::make_unique<std::ofstream>(r.path);
+    if (!*r.file) {
+      std::fprintf(stderr, "cured-bench: cannot write '%s'\n", r.path.c_str());
+      return 2;
+    }
+  }
+
   context ctx(opt);
   ctx.seed = opt.seed_given ? opt.seed : harness::fresh_seed();
-  run_info info;
+  // A table on stdout shows each row as it is measured, then the whole table with its ratios.
+  ctx.stream_rows = opt.fmt == options::format::table && opt.out.empty();
   info.date = now_utc();
   info.command = "cured-bench";
   for (int i = 1; i < argc; ++i) info.command += std::string(" ") + argv[i];
@@ -159,19 +218,25 @@ int run(int argc, char** argv) {
   }
   info.samples = opt.samples;
   ctx.progress("seed " + std::to_string(ctx.seed));
+  if (ctx.stream_rows) {
+    std::fputs(stream_header().c_str(), stdout);
+    std::fflush(stdout);
+  }
+  ctx.work_planned = plan_work(opt);
+  ctx.started = std::chrono::steady_clock::now();
 
   for (const auto& type : opt.types) run_type(type, ctx);
 
   fill_derived(ctx.rows, info);
-  if (opt.out.empty()) {
-    write_report(std::cout, opt.fmt, info, ctx.rows);
-  } else {
-    std::ofstream f(opt.out);
-    if (!f) {
-      std::fprintf(stderr, "cured-bench: cannot write '%s'\n", opt.out.c_str());
+  if (ctx.stream_rows) std::fputs("\n", stdout);
+  for (auto& r : reports) {
+    std::ostream& os = r.file ? *r.file : std::cout;
+    write_report(os, r.fmt, info, ctx.rows);
+    os.flush();
+    if (!os) {
+      std::fprintf(stderr, "cured-bench: writing '%s' failed\n", r.path.empty() ? "stdout" : r.path.c_str());
       return 2;
     }
-    write_report(f, opt.fmt, info, ctx.rows);
   }
   if (ctx.stream) (void)cudaStreamDestroy(ctx.stream);
   return exit_status(ctx.rows);

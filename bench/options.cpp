@@ -226,12 +226,13 @@ options::format parse_format(std::string_view s) {
 bool takes_value(std::string_view name) {
   static constexpr std::string_view valued[] = {"impl",   "steps",  "block", "sizes", "types", "ops",  "mode",
                                                 "samples", "device", "format", "out", "seed",  "data", "shape",
-                                                "axes",    "segments"};
+                                                "axes",    "segments", "json", "csv", "md"};
   return std::find(std::begin(valued), std::end(valued), name) != std::end(valued);
 }
 
 bool is_flag(std::string_view name) {
-  return name == "list" || name == "help" || name == "axes-grid" || name == "segments-grid";
+  return name == "list" || name == "help" || name == "version" || name == "sweep" || name == "axes-grid" ||
+         name == "segments-grid";
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -541,7 +542,9 @@ std::vector<int> parse_steps(std::string_view list) {
   return steps;
 }
 
-std::vector<std::int64_t> default_sizes() {
+std::vector<std::int64_t> default_sizes() { return {std::int64_t(1) << 14, 1000 * 1000, 4000 * 4000, 11000 * 11000}; }
+
+std::vector<std::int64_t> sweep_sizes() {
   std::vector<std::int64_t> sizes;
   for (std::int64_t side : {1000, 2000, 4000, 6000, 11000}) sizes.push_back(side * side);
   for (int e = 10; e <= 30; ++e) sizes.push_back(std::int64_t(1) << e);
@@ -583,7 +586,12 @@ options parse_options(int argc, const char* const* argv) {
     const std::string option = "--" + std::string(name);
     if (is_flag(name)) {
       if (eq != std::string_view::npos) throw parse_error("option " + quoted(option) + " takes no value");
-      (name == "list" ? opt.list : name == "help" ? opt.help : name == "axes-grid" ? opt.axes_grid : opt.segments_grid) = true;
+      (name == "list"        ? opt.list
+       : name == "help"      ? opt.help
+       : name == "version"   ? opt.version
+       : name == "sweep"     ? opt.sweep
+       : name == "axes-grid" ? opt.axes_grid
+                             : opt.segments_grid) = true;
       continue;
     }
     if (!takes_value(name)) throw parse_error("unknown option " + quoted(option) + " (see --help)");
@@ -631,6 +639,10 @@ options parse_options(int argc, const char* const* argv) {
       opt.data = parse_data(value);
     } else if (name == "out") {
       opt.out = std::string(value);
+    } else if (name == "json" || name == "csv" || name == "md") {
+      const options::format f = parse_format(name);
+      std::erase_if(opt.reports, [&](const options::report_file& r) { return r.fmt == f; });
+      opt.reports.push_back({f, std::string(value)});
     } else if (name == "seed") {
       opt.seed = parse_seed(value);
       opt.seed_given = true;
@@ -735,7 +747,8 @@ options parse_options(int argc, const char* const* argv) {
       impl_list_arg = "step" + std::to_string(positional_step.value_or(1)) + ",cub,thrust,cpu";
     }
   }
-  opt.sizes = sizes_arg ? *sizes_arg : default_sizes();
+  if (opt.sweep && sizes_arg) throw parse_error("--sweep runs its own sizes: give it without --sizes");
+  opt.sizes = sizes_arg ? *sizes_arg : opt.sweep ? sweep_sizes() : default_sizes();
   if (opt.data == data_family::exact) {
     if (!types_given) opt.types = {"float", "int32"};
   } else if (!types_given) {
@@ -804,7 +817,8 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --block N        threads per block for the ladder: 32, 64, ..., 1024    [256]
   --sizes LIST     element counts: 1048576, 2^20, 1e6, 1M (10^6), 1Mi (2^20),
                    4000x4000, and ranges 2^10..2^20 (every power of two between)
-                   [1000x1000 .. 11000x11000 and 2^10 .. 2^30]
+                   [2^14,1000x1000,4000x4000,11000x11000]
+  --sweep          the full sweep: 2^10 .. 2^30 and 1000x1000 .. 11000x11000
   --types LIST     @TYPES@, or all@TYPES_PAD@[float,int32]
   --ops LIST       @OPS@, or all@OPS_PAD@[sum]
                    (exact_sum: cured's correctly rounded sum, floating types;
@@ -823,8 +837,14 @@ options (--opt VALUE or --opt=VALUE; lists are comma-separated):
   --device N       CUDA device                                            [0]
   --format FMT     table, csv, json or md                                 [table]
   --out FILE       write the report to FILE instead of stdout
+  --json FILE, --csv FILE, --md FILE
+                   also write the report as JSON, CSV or markdown to FILE (any
+                   of them in one run); every report file is opened before the
+                   run starts. A table on stdout shows each row as it is
+                   measured, the progress and the time left go to stderr
   --seed N         seed of the random inputs, for reproducible runs       [fresh]
   --list           list the implementations, types and ops, then exit
+  --version        print the versions of cured-bench, CUDA and CCCL, then exit
   -h, --help       show this text, then exit
 
 axis workloads (instead of --sizes; --steps, --block and other --data do not apply):

@@ -67,7 +67,14 @@ struct options {
   int device = 0;
   enum class format { table, csv, json, md } fmt = format::table;
   std::string out;                  ///< --out FILE ("" = stdout)
-  bool list = false, help = false;
+  /// --json, --csv, --md FILE: more reports of the same rows, one per format (the last given).
+  struct report_file {
+    format fmt;
+    std::string path;
+  };
+  std::vector<report_file> reports;
+  bool sweep = false;               ///< --sweep: sizes are sweep_sizes()
+  bool list = false, help = false, version = false;
   bool seed_positional = false;     ///< the seeds' "N [STEP [THREADS]]" form was used
   std::uint64_t seed = 0;           ///< --seed, for reproducible inputs; meaningful when seed_given
   bool seed_given = false;
@@ -166,8 +173,11 @@ std::string axes_text(const std::vector<int>& axes);
 /// The --help text (several lines, ending in a newline).
 std::string usage();
 
-/// 1000x1000, 2000x2000, 4000x4000, 6000x6000, 11000x11000 and 2^10 .. 2^30, ascending, unique.
+/// The default run's sizes: 2^14 (launch-bound), 1000x1000 (in L2), 4000x4000 and 11000x11000
+/// (from HBM): the seeds' comparison in minutes.
 std::vector<std::int64_t> default_sizes();
+/// --sweep: 1000x1000, 2000x2000, 4000x4000, 6000x6000, 11000x11000 and 2^10 .. 2^30, ascending, unique.
+std::vector<std::int64_t> sweep_sizes();
 
 /// The canonical orders: every implementation, type and op name parse_options accepts
 /// (besides the groups "ladder" and "all", and "all" for types and ops).

@@ -62,6 +62,7 @@ void time_row(row& r, context& ctx, Launch&& launch) {
   const timing t = time_async(launch, plan_of(ctx, false), *ctx.flusher, ctx.stream);
   r.cold_ms = t.cold_ms;
   r.hot_ms = t.hot_ms;
+  r.cold_noise = t.cold_noise;
 }
 
 /// Times a CUB call, call(temp, bytes, outputs, stream), into r: count outputs of CubOut, their

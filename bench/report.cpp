@@ -41,6 +41,15 @@ std::string one_line(std::string_view s) {
   return out;
 }
 
+/// "cured 0.1.0, CUDA runtime 13.0, driver CUDA 13.0, CCCL 3.0.1" (what is known of it).
+std::string versions_text(const run_info& info) {
+  std::string text = "cured " + (info.cured_version.empty() ? std::string("?") : info.cured_version);
+  if (!info.cuda_runtime.empty()) text += ", CUDA runtime " + info.cuda_runtime;
+  if (!info.cuda_driver.empty()) text += ", driver for CUDA " + info.cuda_driver;
+  if (!info.cccl.empty()) text += ", CCCL " + info.cccl;
+  return text;
+}
+
 // ---- table ------------------------------------------------------------------------------
 
 struct column {
@@ -50,40 +59,44 @@ struct column {
 
 constexpr column table_columns[] = {{"impl", true},    {"type", true},   {"op", true},      {"data", true},
                                     {"n", false},
-                                    {"block", false},  {"cold ms", false}, {"hot ms", false}, {"GB/s", false},
+                                    {"block", false},  {"cold ms", false}, {"noise%", false}, {"hot ms", false},
+                                    {"GB/s", false},
                                     {"%ceil", false},  {"%peak", false},  {"x step1", false}, {"x cub", false},
                                     {"check", true}};
 
 /// The columns of axis rows.
 constexpr column axis_columns[] = {{"impl", true},     {"type", true},    {"op", true},     {"shape", true},
-                                   {"axes", true},     {"cold ms", false}, {"hot ms", false}, {"GB/s", false},
+                                   {"axes", true},     {"cold ms", false}, {"noise%", false}, {"hot ms", false},
+                                   {"GB/s", false},
                                    {"%floor", false},  {"%ceil", false},  {"%peak", false},  {"x cub", false},
                                    {"check", true}};
 
 std::vector<std::string> display_cells(const row& r) {
   return {one_line(r.impl),       one_line(r.type),        one_line(r.op),
           one_line(r.data),       std::to_string(r.n),    block_text(r.block),     fixed(r.cold_ms, 4),
-          fixed(r.hot_ms, 4),     fixed(r.gbps, 1),        fixed(r.pct_ceiling, 1),
+          fixed(r.cold_noise, 1), fixed(r.hot_ms, 4),     fixed(r.gbps, 1),        fixed(r.pct_ceiling, 1),
           fixed(r.pct_peak, 1),   fixed(r.vs_step1, 2),    fixed(r.vs_cub, 2),
           one_line(r.check)};
 }
 
 /// The columns of segment rows.
 constexpr column segment_columns[] = {{"impl", true},     {"type", true},    {"op", true},      {"n", false},
-                                      {"dist", true},     {"segments", false}, {"cold ms", false}, {"hot ms", false},
+                                      {"dist", true},     {"segments", false}, {"cold ms", false}, {"noise%", false},
+                                      {"hot ms", false},
                                       {"GB/s", false},    {"%floor", false}, {"x cub", false},  {"check", true}};
 
 std::vector<std::string> axis_cells(const row& r) {
   return {one_line(r.impl),         one_line(r.type),        one_line(r.op),
           shape_text(r.shape),      axes_text(r.axes),       fixed(r.cold_ms, 4),
-          fixed(r.hot_ms, 4),       fixed(r.gbps, 1),        fixed(r.pct_floor, 1),
+          fixed(r.cold_noise, 1),   fixed(r.hot_ms, 4),      fixed(r.gbps, 1),        fixed(r.pct_floor, 1),
           fixed(r.pct_ceiling, 1),  fixed(r.pct_peak, 1),    fixed(r.vs_cub, 2),
           one_line(r.check)};
 }
 
 std::vector<std::string> segment_cells(const row& r) {
   return {one_line(r.impl),       one_line(r.type),         one_line(r.op),      std::to_string(r.n),
-          one_line(r.dist),       std::to_string(r.segments), fixed(r.cold_ms, 4), fixed(r.hot_ms, 4),
+          one_line(r.dist),       std::to_string(r.segments), fixed(r.cold_ms, 4), fixed(r.cold_noise, 1),
+          fixed(r.hot_ms, 4),
           fixed(r.gbps, 1),       fixed(r.pct_floor, 1),    fixed(r.vs_cub, 2),  one_line(r.check)};
 }
 
@@ -158,6 +171,7 @@ void write_table(std::ostream& os, const run_info& info, const std::vector<row>&
   if (info.sm_count > 0) os << " (" << info.sm_count << " SMs, " << fixed(info.l2_mb, 1) << " MiB L2)";
   os << "\nread ceiling " << fixed(info.ceiling_gbps, 1) << " GB/s measured, peak " << fixed(info.peak_gbps, 1)
      << " GB/s theoretical; samples " << (info.samples > 0 ? std::to_string(info.samples) : "auto") << "\n";
+  os << one_line(versions_text(info)) << "\n";
   if (!info.command.empty()) os << "command: " << one_line(info.command) << "\n";
   if (!info.date.empty()) os << "date: " << one_line(info.date) << "\n";
   os << "\n";
@@ -206,7 +220,7 @@ void write_md_table(std::ostream& os, std::span<const column> columns, const std
 void write_md(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
   os << "Device: " << (info.device.empty() ? "unknown" : one_line(info.device)) << "; read ceiling "
      << fixed(info.ceiling_gbps, 1) << " GB/s, peak " << fixed(info.peak_gbps, 1) << " GB/s; command: "
-     << (info.command.empty() ? "unknown" : md_code(info.command)) << "\n\n";
+     << (info.command.empty() ? "unknown" : md_code(info.command)) << "; " << md_cell(versions_text(info)) << "\n\n";
   write_tables(os, rows, [&](std::span<const column> columns, const std::vector<const row*>& of_kind, auto cells_of) {
     write_md_table(os, columns, of_kind, cells_of);
   });
@@ -229,7 +243,8 @@ std::string csv_number(double v) { return measured(v) ? number_text(v) : std::st
 void write_csv(std::ostream& os, const std::vector<row>& rows) {
   const bool axis = any_rows_of_kind(rows, row_kind::axis), segment = any_rows_of_kind(rows, row_kind::segment);
   os << "impl,type,op,data,n,block,cold_ms,hot_ms,bytes,gbps,pct_ceiling,pct_peak,vs_step1,vs_cub,check"
-     << (axis ? ",shape,axes,outputs" : "") << (segment ? ",dist,segments" : "") << (axis || segment ? ",pct_floor\n" : "\n");
+     << (axis ? ",shape,axes,outputs" : "") << (segment ? ",dist,segments" : "") << (axis || segment ? ",pct_floor" : "")
+     << ",cold_noise\n";
   for (const auto& r : rows) {
     os << csv_field(r.impl) << ',' << csv_field(r.type) << ',' << csv_field(r.op) << ',' << csv_field(r.data) << ','
        << r.n << ','
@@ -248,7 +263,7 @@ void write_csv(std::ostream& os, const std::vector<row>& rows) {
       os << ",,";
     }
     if (axis || segment) os << ',' << (r.axis() || r.segmented() ? csv_number(r.pct_floor) : std::string());
-    os << "\n";
+    os << ',' << csv_number(r.cold_noise) << "\n";
   }
 }
 
@@ -323,13 +338,17 @@ void write_json(std::ostream& os, const run_info& info, const std::vector<row>& 
   os << "{\n  \"run\": {\"device\": " << json_string(info.device) << ", \"sm_count\": " << info.sm_count
      << ", \"l2_mb\": " << json_number(info.l2_mb) << ", \"peak_gbps\": " << json_number(info.peak_gbps)
      << ", \"ceiling_gbps\": " << json_number(info.ceiling_gbps) << ", \"command\": " << json_string(info.command)
-     << ", \"date\": " << json_string(info.date) << ", \"samples\": " << info.samples << "},\n  \"rows\": [";
+     << ", \"date\": " << json_string(info.date) << ", \"samples\": " << info.samples
+     << ", \"cured_version\": " << json_string(info.cured_version) << ", \"cuda_runtime\": " << json_string(info.cuda_runtime)
+     << ", \"cuda_driver\": " << json_string(info.cuda_driver) << ", \"cccl\": " << json_string(info.cccl)
+     << "},\n  \"rows\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const row& r = rows[i];
     os << (i == 0 ? "\n" : ",\n") << "    {\"impl\": " << json_string(r.impl) << ", \"type\": " << json_string(r.type)
        << ", \"op\": " << json_string(r.op) << ", \"data\": " << json_string(r.data) << ", \"n\": " << r.n
        << ", \"block\": " << (r.block > 0 ? std::to_string(r.block) : std::string("null"))
-       << ", \"cold_ms\": " << json_number(r.cold_ms) << ", \"hot_ms\": " << json_number(r.hot_ms)
+       << ", \"cold_ms\": " << json_number(r.cold_ms) << ", \"cold_noise\": " << json_number(r.cold_noise)
+       << ", \"hot_ms\": " << json_number(r.hot_ms)
        << ", \"bytes\": " << json_number(r.bytes) << ", \"gbps\": " << json_number(r.gbps)
        << ", \"pct_ceiling\": " << json_number(r.pct_ceiling) << ", \"pct_peak\": " << json_number(r.pct_peak)
        << ", \"vs_step1\": " << json_number(r.vs_step1) << ", \"vs_cub\": " << json_number(r.vs_cub)
@@ -397,6 +416,28 @@ void write_report(std::ostream& os, options::format fmt, const run_info& info, c
     case options::format::json: write_json(os, info, rows); break;
     case options::format::md: write_md(os, info, rows); break;
   }
+}
+
+std::string stream_header() {
+  char line[160];
+  std::snprintf(line, sizeof line, "%-14s %-8s %-9s %-24s %12s %8s %11s %9s  %s\n", "impl", "type", "op", "input",
+                "cold ms", "noise%", "hot ms", "GB/s", "check");
+  return line;
+}
+
+std::string stream_line(const row& r) {
+  std::string input;
+  if (r.axis()) input = shape_text(r.shape) + " axes " + axes_text(r.axes);
+  else if (r.segmented()) input = std::to_string(r.n) + " " + r.dist;
+  else input = r.data + " " + std::to_string(r.n);
+  const double ms = measured(r.cold_ms) ? r.cold_ms : r.hot_ms;
+  const double gbps = measured(ms) && ms > 0 ? r.bytes / (ms * 1e6) : not_measured;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-14s %-8s %-9s %-24s %12s %8s %11s %9s  %s\n", one_line(r.impl).c_str(),
+                one_line(r.type).c_str(), one_line(r.op).c_str(), one_line(input).c_str(), fixed(r.cold_ms, 4).c_str(),
+                fixed(r.cold_noise, 1).c_str(), fixed(r.hot_ms, 4).c_str(), fixed(gbps, 1).c_str(),
+                one_line(r.check).substr(0, 200).c_str());
+  return line;
 }
 
 int exit_status(const std::vector<row>& rows) {

@@ -30,6 +30,7 @@ struct row {
   std::int64_t n = 0;                   ///< elements of the input
   int block = 0;                        ///< threads per block; 0 = not applicable
   double cold_ms = not_measured;        ///< median time, L2 flushed before each sample
+  double cold_noise = not_measured;     ///< the cold samples' relative standard deviation, %
   double hot_ms = not_measured;         ///< time with the input left in L2
   double bytes = 0;                     ///< bytes of input read; axis and segment rows: read plus written
   std::vector<std::int64_t> shape;      ///< axis rows: the input's extents; empty: a whole-array row
@@ -59,6 +60,9 @@ struct run_info {
   std::string command;
   std::string date;
   int samples = 0;                      ///< 0 = automatic
+  std::string cured_version;            ///< the project's version
+  std::string cuda_runtime, cuda_driver;  ///< "13.0": the runtime linked, the newest CUDA the driver takes
+  std::string cccl;                     ///< "3.0.1": the CCCL (CUB, Thrust) compiled in
 };
 
 /// Computes gbps, pct_ceiling, pct_peak, vs_step1, vs_cub and pct_floor of every row from its
@@ -80,8 +84,15 @@ void fill_derived(std::vector<row>& rows, const run_info& info);
 /// their own after the others (impl, type, op, n, dist, segments, times, GB/s, % of floor, x cub,
 /// check); in CSV, when there are any, the columns dist and segments after the axis columns
 /// (or after the others), then pct_floor; in JSON, the keys dist, segments and pct_floor on
-/// segment rows only. A report without axis or segment rows is as before them.
+/// segment rows only. A report without axis or segment rows is as before them. Every row's
+/// cold_noise is CSV's last column and a JSON key (after cold_ms); the table and markdown show it
+/// as noise% after cold ms.
 void write_report(std::ostream& os, options::format fmt, const run_info& info, const std::vector<row>& rows);
+
+/// The rows as they are measured, before the derived columns exist: a header, then one line
+/// per row (impl, type, op, the input, cold ms, noise, hot ms, GB/s, check), fixed widths.
+std::string stream_header();
+std::string stream_line(const row& r);
 
 /// The check of a row that computes no result (the read floor).
 inline constexpr std::string_view no_result_check = "n/a: reads only";

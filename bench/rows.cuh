@@ -38,6 +38,7 @@ void run_rows(const std::string& type_name, context& ctx) {
   if (impls.empty()) return;
   const bool need_host = std::any_of(impls.begin(), impls.end(), [](const auto& im) { return !im.on_gpu; });
   for (const std::int64_t n : ctx.opt.sizes) {
+    const work_done unit(ctx, n);
     const double bytes = double(n) * sizeof(T);
     input<T> in;
     in.n = n;
@@ -98,12 +99,13 @@ void run_rows(const std::string& type_name, context& ctx) {
             const measured<T> m = im.run(o, in, ctx);
             r.cold_ms = m.t.cold_ms;
             r.hot_ms = m.t.hot_ms;
+            r.cold_noise = m.t.cold_noise;
             r.check = im.reduces ? compare(o.field, m.got, want) : std::string(no_result_check);
           } catch (const std::exception& e) {
             r.check = std::string("error: ") + e.what();
           }
         }
-        ctx.rows.push_back(r);
+        ctx.add(std::move(r));
       }
     }
   }

@@ -85,12 +85,12 @@ void run_segment_op(const segment_case<T>& c, context& ctx) {
     r.bytes = double(n) * sizeof(T) + double(count + 1) * sizeof(std::int64_t) + double(count) * sizeof(Out);
     if (!c.skip.empty()) {
       r.check = c.skip;
-      ctx.rows.push_back(r);
+      ctx.add(std::move(r));
       continue;
     }
     if (impl == "cub" && n > cub_max_n<E>()) {
       r.check = "skipped: cub's " + std::string(E::name) + " indexes the values with int (n above 2^31 - 1)";
-      ctx.rows.push_back(r);
+      ctx.add(std::move(r));
       continue;
     }
     ctx.progress(what + " " + impl);
@@ -138,7 +138,7 @@ void run_segment_op(const segment_case<T>& c, context& ctx) {
     } catch (const std::exception& e) {
       r.check = std::string("error: ") + e.what();
     }
-    ctx.rows.push_back(r);
+    ctx.add(std::move(r));
   }
 }
 
@@ -178,6 +178,7 @@ void run_segment_rows(const std::string& type_name, context& ctx) {
     }
     for (const auto& w : ctx.opt.segment_workloads) {
       if (w.n != n) continue;
+      const work_done unit(ctx, n);
       std::vector<std::int64_t> offsets;
       harness::device_buffer<std::int64_t> d_offsets, d_ends;
       std::string wskip = skip;

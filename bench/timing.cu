@@ -44,6 +44,16 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+double noise_pct(const std::vector<double>& v) {
+  if (v.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= double(v.size());
+  double squares = 0;
+  for (double x : v) squares += (x - mean) * (x - mean);
+  return mean > 0 ? 100 * std::sqrt(squares / double(v.size() - 1)) / mean : std::numeric_limits<double>::quiet_NaN();
+}
+
 event_pair::event_pair() {
   CURED_CHECK(cudaEventCreate(&start_));
   CURED_CHECK(cudaEventCreate(&stop_));

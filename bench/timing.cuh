@@ -46,6 +46,7 @@ private:
 struct timing {
   double cold_ms = std::numeric_limits<double>::quiet_NaN();
   double hot_ms = std::numeric_limits<double>::quiet_NaN();
+  double cold_noise = std::numeric_limits<double>::quiet_NaN();  ///< noise_pct of the cold samples
 };
 
 struct timing_plan {
@@ -57,6 +58,8 @@ struct timing_plan {
 };
 
 double median(std::vector<double> v);
+/// The samples' relative standard deviation, % of their mean (NaN for fewer than two).
+double noise_pct(const std::vector<double>& v);
 
 /// RAII pair of events.
 class event_pair {
@@ -100,6 +103,7 @@ timing time_async(Launch&& launch, const timing_plan& plan, l2_flusher& flusher,
       samples.push_back(ev.elapsed_ms());
     }
     t.cold_ms = median(samples);
+    t.cold_noise = noise_pct(samples);
   }
   if (plan.hot) {
     const int reps = int(std::clamp(30.0 / std::max(estimate, 1e-3), 10.0, 1000.0));
@@ -136,6 +140,7 @@ timing time_blocking(Call&& call, const timing_plan& plan, Flush&& flush) {
       samples.push_back(once());
     }
     t.cold_ms = median(samples);
+    t.cold_noise = noise_pct(samples);
   }
   if (plan.hot) {
     const int reps = int(std::clamp(50.0 / std::max(estimate, 1e-3), 3.0, 1000.0));

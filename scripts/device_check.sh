@@ -6,7 +6,7 @@
 #   scripts/device_check.sh build   # the build alone (every target), for a first call that may run long
 #   scripts/device_check.sh tests   # build, every GPU test, example and the Python package's tests
 #   scripts/device_check.sh sanitize # compute-sanitizer memcheck, racecheck, initcheck, synccheck at small sizes
-#   scripts/device_check.sh bench   # build, the default cured-bench run, the ladder tables, the plot
+#   scripts/device_check.sh bench   # build, the default cured-bench run, the sweep, the ladder tables, the plot
 #   scripts/device_check.sh perf    # the library against CUB and Thrust, 2^10..2^32
 #   scripts/device_check.sh exact   # the exact tests, then exact_sum against cured::sum (every floating type and data
 #                                   # family) and exact_dot against CUB's fused dot and cuBLAS's
@@ -76,6 +76,13 @@ if [[ $mode == tests || $mode == all ]]; then
     "$bin" --gtest_brief=1 >"$out/test_$t.log" 2>&1
     note "tests $t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_$t.log" | tr '\n' ' ')"
   done
+  # The suites that reach thread-block clusters again as on an Ampere GPU: the portable paths.
+  for t in library axes statistics ranks c_api; do
+    bin=$(test_binary "$t")
+    [[ -x $bin ]] || continue
+    CURED_ARCH_CAP=80 "$bin" --gtest_brief=1 >"$out/test_${t}_sm80.log" 2>&1
+    note "tests $t as on sm_80 (CURED_ARCH_CAP=80): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_${t}_sm80.log" | tr '\n' ' ')"
+  done
   (cd "$build" && ctest -R 'example|install|scripts|python' >"../../$out/ctest_other.log" 2>&1)
   note "ctest examples/install/scripts/python: rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest_other.log")"
   while IFS= read -r line; do note "  $line"; done < <(grep -E '\*\*\*Failed|Not Run|Timeout' "$out/ctest_other.log")
@@ -94,14 +101,24 @@ if [[ $mode == sanitize || $mode == all ]]; then
       note "compute-sanitizer $tool $t: rc=$? $(grep -E '(ERROR|RACECHECK) SUMMARY' "$out/sanitize_${tool}_$t.log" | tail -1)"
     done
   done
+  # The portable paths (no thread-block clusters) under memcheck and racecheck too.
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+    filter='*'
+    [[ $tool == racecheck ]] && filter='-*Large*:*SeveralStreams*'
+    CURED_ARCH_CAP=80 timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 "$(test_binary library)" \
+      --gtest_brief=1 --gtest_filter="$filter" >"$out/sanitize_${tool}_library_sm80.log" 2>&1
+    note "compute-sanitizer $tool library as on sm_80: rc=$? $(grep -E '(ERROR|RACECHECK) SUMMARY' "$out/sanitize_${tool}_library_sm80.log" | tail -1)"
+  done
   unset CURED_TEST_MAX_N
 fi
 
 if [[ $mode == bench || $mode == all ]]; then
   bench="$build/bench/cured-bench"
-  "$bench" --format json --out "$out/bench_default.json" 2>"$out/bench_default.err"
-  note "bench default: rc=$?"
-  python3 scripts/plot_bandwidth.py "$out/bench_default.json" -o "$out/bandwidth.png" >"$out/plot.log" 2>&1
+  "$bench" >"$out/bench_default.txt" 2>"$out/bench_default.err"
+  note "bench default: rc=$? $(grep -c ' ok$' "$out/bench_default.txt") rows ok"
+  "$bench" --sweep --format json --out "$out/bench_sweep.json" 2>"$out/bench_sweep.err"
+  note "bench sweep: rc=$?"
+  python3 scripts/plot_bandwidth.py "$out/bench_sweep.json" -o "$out/bandwidth.png" >"$out/plot.log" 2>&1
   note "plot: rc=$?"
   for cfg in "int32 2^22 4194304" "float 2^28 268435456"; do
     read -r type size n <<<"$cfg"
@@ -349,7 +366,7 @@ fi
 printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   tar czf "$OUT/device-out.tgz" "$out"
-  for f in bench_default.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
+  for f in bench_default.txt bench_sweep.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
            compare_sum.md compare_ops.md compare_sass.txt axes.md segments.md walks.log summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"
   done

@@ -24,6 +24,37 @@
 
 namespace cured {
 
+namespace detail {
+
+/// A kernel that does nothing: whether the program holds code a device can run.
+template <int = 0>
+__global__ void code_probe_kernel() {}
+
+/// Throws a cured::error naming what is missing where the current device, `device`, cannot run
+/// cured: older than compute capability 8.0, or no code for it in this program (built for other
+/// architectures; the launches would fail with "no kernel image is available").
+inline void check_device_runs_cured(int device) {
+  int major = 0, minor = 0;
+  CURED_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CURED_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const std::string cc = std::to_string(major) + "." + std::to_string(minor);
+  if (major < 8)
+    throw error("cured: device " + std::to_string(device) + " has compute capability " + cc +
+                "; cured needs 8.0 (Ampere) or newer");
+  cudaFuncAttributes attributes{};
+  const cudaError_t e = cudaFuncGetAttributes(&attributes, code_probe_kernel<>);
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+    (void)cudaGetLastError();
+    throw error("cured: this program holds no code for device " + std::to_string(device) + " (compute capability " +
+                    cc + "): build it for sm_" + std::to_string(major) + std::to_string(minor) +
+                    " too (CMAKE_CUDA_ARCHITECTURES, nvcc -arch)",
+                e);
+  }
+  CURED_CHECK(e);
+}
+
+}  // namespace detail
+
 class workspace {
 public:
   /// Largest accumulator (in bytes) a reduction may use with this workspace.
@@ -32,10 +63,12 @@ public:
   static constexpr int max_blocks_per_sm = 32;
 
   explicit workspace(int device = current_device()) : device_(device) {
-    int sms = 0, l2 = 0;
+    int sms = 0, l2 = 0, threads = 0;
     CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
     CURED_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device_));
+    CURED_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device_));
     sm_count_ = sms;
+    warps_per_sm_ = threads / 32;
     l2_bytes_ = std::size_t(l2);
     partial_bytes_ = std::size_t(sms) * max_blocks_per_sm * max_accumulator_bytes;
     slot_bytes_ = std::size_t(sms) * max_blocks_per_sm * slot_bytes_per_block;
@@ -44,6 +77,7 @@ public:
     CURED_CHECK(cudaGetDevice(&previous));
     if (previous != device_) CURED_CHECK(cudaSetDevice(device_));
     try {
+      detail::check_device_runs_cured(device_);
       CURED_CHECK(cudaMalloc(&base_, zeroed + axis_partial_bytes));
       // Zero the ticket, the exact state, the slots and the axis counters, and wait: a plain
       // cudaMemset would not be ordered before kernels on non-blocking streams.
@@ -69,6 +103,8 @@ public:
 
   int device() const { return device_; }
   int sm_count() const { return sm_count_; }
+  /// Warps one multiprocessor holds at once: 64 on sm_80 and sm_90, 48 on sm_86, sm_89 and sm_120.
+  int warps_per_sm() const { return warps_per_sm_; }
   std::size_t l2_bytes() const { return l2_bytes_; }
 
   // --- used by the reductions ---------------------------------------------------------
@@ -274,6 +310,7 @@ private:
 
   int device_ = 0;
   int sm_count_ = 0;
+  int warps_per_sm_ = 0;
   std::size_t l2_bytes_ = 0;
   std::size_t partial_bytes_ = 0;
   std::size_t slot_bytes_ = 0;

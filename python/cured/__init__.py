@@ -31,6 +31,7 @@ from ._arrays import contiguous_strides as _contiguous_strides
 from ._arrays import describe as _describe
 from ._lib import CuredError, CuredTypeError, CuredValueError
 from ._version import __version__  # noqa: F401 - the package's version (pip's)
+from ._version import cuda_architectures as __cuda_architectures__  # noqa: F401 - what libcured_c runs on
 
 __all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean", "std_mean",
            "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",

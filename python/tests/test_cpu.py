@@ -247,6 +247,12 @@ class Versions(unittest.TestCase):
         self.assertRegex(_lib.version(), r"^[0-9]+\.[0-9]+\.[0-9]+$")
         self.assertEqual(_version.version, _lib.version())
         self.assertEqual(cured.__version__, "%s+cu%d" % (_lib.version(), _version.cuda_major))
+        # The architectures of the build, from 8.0 on (CMake's list, or native).
+        self.assertTrue(cured.__cuda_architectures__)
+        for arch in cured.__cuda_architectures__:
+            self.assertRegex(arch, r"^(native|[0-9]+(-real|-virtual)?)$")
+            if arch != "native":
+                self.assertGreaterEqual(int(arch.split("-")[0]), 80, arch)
         try:
             from importlib import metadata
             dist = metadata.distribution("cured")

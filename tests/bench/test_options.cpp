@@ -220,13 +220,41 @@ TEST(ParseSteps, Errors) {
 // ---- defaults ---------------------------------------------------------------------------
 
 TEST(DefaultSizes, AreTheDocumentedSet) {
-  const sizes d = cb::default_sizes();
+  EXPECT_EQ(cb::default_sizes(), (sizes{16384, 1000000, 16000000, 121000000}));
+  const sizes d = cb::sweep_sizes();
   sizes want = {1000000, 4000000, 16000000, 36000000, 121000000};
   for (int e = 10; e <= 30; ++e) want.push_back(two_to(e));
   std::sort(want.begin(), want.end());
   EXPECT_EQ(d, want);
   EXPECT_TRUE(std::is_sorted(d.begin(), d.end()));
   EXPECT_EQ(std::adjacent_find(d.begin(), d.end()), d.end());
+}
+
+TEST(Options, SweepIsTheFullSetOfSizes) {
+  EXPECT_EQ(parse({"--sweep"}).sizes, cb::sweep_sizes());
+  EXPECT_TRUE(parse({"--sweep"}).sweep);
+  expect_error(error_of({"--sweep", "--sizes", "2^20"}), "--sweep", "without --sizes");
+  expect_error(error_of({"--sweep=1"}), "'--sweep'", "takes no value");
+}
+
+TEST(Options, ReportFilesOfEachFormat) {
+  const cb::options o = parse({"--json", "a.json", "--csv=b.csv", "--md", "c.md", "--json", "d.json"});
+  ASSERT_EQ(o.reports.size(), 3u);  // one per format, the last given
+  EXPECT_EQ(o.reports[0].fmt, cb::options::format::csv);
+  EXPECT_EQ(o.reports[0].path, "b.csv");
+  EXPECT_EQ(o.reports[1].fmt, cb::options::format::md);
+  EXPECT_EQ(o.reports[1].path, "c.md");
+  EXPECT_EQ(o.reports[2].fmt, cb::options::format::json);
+  EXPECT_EQ(o.reports[2].path, "d.json");
+  EXPECT_EQ(o.fmt, cb::options::format::table);  // stdout keeps its table
+  EXPECT_TRUE(parse({}).reports.empty());
+  for (const char* opt : {"--json", "--csv", "--md"}) expect_error(error_of({opt}), std::string("'") + opt + "'", "needs a value");
+}
+
+TEST(Options, Version) {
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_FALSE(parse({}).version);
+  expect_error(error_of({"--version=x"}), "'--version'", "takes no value");
 }
 
 TEST(Options, Defaults) {
@@ -906,6 +934,7 @@ TEST(Usage, NamesEveryOption) {
   EXPECT_EQ(u.back(), '\n');
   for (const char* opt : {"--impl", "--steps", "--block", "--sizes", "--types", "--ops", "--mode", "--samples",
                           "--device", "--format", "--out", "--seed", "--data", "--list", "--help", "-h",
+                          "--json", "--csv", "--md", "--sweep", "--version",
                           "N [STEP [THREADS]]", "--shape", "--axes", "--axes-grid", "--segments", "--segments-grid",
                           "uniform:L", "powerlaw", "onebig", "empty-mixed"})
     EXPECT_NE(u.find(opt), std::string::npos) << opt;

@@ -25,12 +25,12 @@ namespace cb = cured::bench;
 namespace {
 
 constexpr double nan_v = cb::not_measured;
-constexpr std::size_t csv_columns = 15;
-constexpr std::size_t display_columns = 14;
-constexpr std::size_t csv_axis_columns = 19;  // with axis rows: shape, axes, outputs, pct_floor
-constexpr std::size_t axis_display_columns = 13;
-constexpr std::size_t csv_segment_columns = 18;  // with segment rows: dist, segments, pct_floor
-constexpr std::size_t segment_display_columns = 12;
+constexpr std::size_t csv_columns = 16;
+constexpr std::size_t display_columns = 15;
+constexpr std::size_t csv_axis_columns = 20;  // with axis rows: shape, axes, outputs, pct_floor
+constexpr std::size_t axis_display_columns = 14;
+constexpr std::size_t csv_segment_columns = 19;  // with segment rows: dist, segments, pct_floor
+constexpr std::size_t segment_display_columns = 13;
 
 const std::string tricky = "got \"3\", want 4\\n\nsecond line\tand | pipe";
 
@@ -43,6 +43,7 @@ cb::row make_row(std::string impl, std::string type, std::int64_t n, double cold
   r.n = n;
   r.block = block;
   r.cold_ms = cold;
+  r.cold_noise = std::isnan(cold) ? nan_v : 1.25;
   r.hot_ms = hot;
   r.bytes = double(n) * (r.type == "double" ? 8 : 4);
   r.check = std::move(check);
@@ -97,6 +98,10 @@ cb::run_info make_info() {
   info.command = "cured-bench --sizes 1M,2^20 --out \"a b.json\"";
   info.date = "2025-01-01 00:00:00 UTC";
   info.samples = 0;
+  info.cured_version = "0.1.0";
+  info.cuda_runtime = "13.0";
+  info.cuda_driver = "13.1";
+  info.cccl = "3.0.1";
   return info;
 }
 
@@ -493,7 +498,7 @@ TEST(Csv, EveryLineHasEveryFieldAndReadsBack) {
   ASSERT_EQ(records.size(), rows.size() + 1);
   EXPECT_EQ(records[0], (std::vector<std::string>{"impl", "type", "op", "data", "n", "block", "cold_ms", "hot_ms",
                                                   "bytes", "gbps", "pct_ceiling", "pct_peak", "vs_step1", "vs_cub",
-                                                  "check"}));
+                                                  "check", "cold_noise"}));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& f = records[i + 1];
     const auto& r = rows[i];
@@ -513,6 +518,8 @@ TEST(Csv, EveryLineHasEveryFieldAndReadsBack) {
       }
     }
     EXPECT_EQ(f[14], r.check);
+    if (std::isnan(r.cold_noise)) EXPECT_EQ(f[15], "");
+    else EXPECT_EQ(std::stod(f[15]), r.cold_noise);
   }
 }
 
@@ -522,9 +529,9 @@ TEST(Csv, QuotesOnlyWhenNeeded) {
                                make_row("cub", "float", 30, 1, 1, 0, "say \"hi\"")};
   const auto lines = lines_of(render(cb::options::format::csv, rows));
   ASSERT_EQ(lines.size(), 4u);
-  EXPECT_TRUE(lines[1].ends_with(",plain check"));
-  EXPECT_TRUE(lines[2].ends_with(",\"a,b\""));
-  EXPECT_TRUE(lines[3].ends_with(",\"say \"\"hi\"\"\""));
+  EXPECT_TRUE(lines[1].ends_with(",plain check,1.25"));  // the check, then the noise
+  EXPECT_TRUE(lines[2].ends_with(",\"a,b\",1.25"));
+  EXPECT_TRUE(lines[3].ends_with(",\"say \"\"hi\"\"\",1.25"));
   EXPECT_EQ(lines[1].find('"'), std::string::npos);
 }
 
@@ -552,6 +559,10 @@ TEST(Json, ParsesAndRoundTrips) {
   EXPECT_EQ(run["peak_gbps"].num, 4800);
   EXPECT_EQ(run["ceiling_gbps"].num, 4000);
   EXPECT_EQ(run["samples"].num, 0);
+  EXPECT_EQ(run["cured_version"].str, "0.1.0");
+  EXPECT_EQ(run["cuda_runtime"].str, "13.0");
+  EXPECT_EQ(run["cuda_driver"].str, "13.1");
+  EXPECT_EQ(run["cccl"].str, "3.0.1");
   const json& out = doc["rows"];
   ASSERT_EQ(out.k, json::kind::array);
   ASSERT_EQ(out.arr.size(), rows.size());
@@ -639,11 +650,12 @@ TEST(Table, HeaderAndEveryImplementation) {
   EXPECT_NE(text.find("4800.0 GB/s"), std::string::npos);
   EXPECT_NE(text.find("132 SMs"), std::string::npos);
   EXPECT_NE(text.find(make_info().command), std::string::npos);
+  EXPECT_NE(text.find("cured 0.1.0, CUDA runtime 13.0, driver for CUDA 13.1, CCCL 3.0.1"), std::string::npos);
   EXPECT_EQ(text.find("nan"), std::string::npos);
   for (const auto name : {"step1", "step2", "step3", "step4", "step5", "step6", "step7", "step8", "step9", "step10",
                           "cured", "cub", "thrust", "cpu", "cpu-mt"})
     EXPECT_NE(text.find(std::string("\n") + name + " "), std::string::npos) << name;
-  for (const char* title : {"impl", "type", "op", "data", "n", "block", "cold ms", "hot ms", "GB/s", "%ceil", "%peak",
+  for (const char* title : {"impl", "type", "op", "data", "n", "block", "cold ms", "noise%", "hot ms", "GB/s", "%ceil", "%peak",
                             "x step1", "x cub", "check"})
     EXPECT_NE(text.find(title), std::string::npos) << title;
   EXPECT_NE(text.find("0.5000"), std::string::npos);   // times with four decimals
@@ -685,7 +697,7 @@ TEST(Table, NotMeasuredShowsDash) {
   std::vector<std::string> words;
   for (std::string w; cells >> w;) words.push_back(w);
   EXPECT_EQ(words, (std::vector<std::string>{"cpu", "float", "sum", "exact", "5", "-", "-", "-", "-", "-", "-", "-", "-",
-                                             "ok"}));
+                                             "-", "ok"}));
   EXPECT_NE(text.find("unknown device"), std::string::npos);
   EXPECT_NE(render(cb::options::format::table, {}).find("(no rows)"), std::string::npos);
 }
@@ -782,7 +794,7 @@ TEST(AxisRows, CsvAppendsTheAxisColumnsOnlyWhenThereAreAxisRows) {
   ASSERT_EQ(records.size(), rows.size() + 1);
   ASSERT_EQ(records[0].size(), csv_axis_columns);
   EXPECT_EQ(std::vector<std::string>(records[0].begin() + 15, records[0].end()),
-            (std::vector<std::string>{"shape", "axes", "outputs", "pct_floor"}));
+            (std::vector<std::string>{"shape", "axes", "outputs", "pct_floor", "cold_noise"}));
   for (const auto& f : records) ASSERT_EQ(f.size(), csv_axis_columns);
   EXPECT_EQ(records[1][15], "");  // a whole-array row
   EXPECT_EQ(records[1][18], "");
@@ -923,7 +935,7 @@ TEST(SegmentRows, CsvAppendsDistSegmentsAndFloorOnlyWhenThereAreSegmentRows) {
   const auto records = read_csv(render(cb::options::format::csv, rows));
   ASSERT_EQ(records.size(), rows.size() + 1);
   EXPECT_EQ(std::vector<std::string>(records[0].begin() + 15, records[0].end()),
-            (std::vector<std::string>{"dist", "segments", "pct_floor"}));
+            (std::vector<std::string>{"dist", "segments", "pct_floor", "cold_noise"}));
   for (const auto& f : records) ASSERT_EQ(f.size(), csv_segment_columns);
   EXPECT_EQ(records[1][15], "uniform:4");
   EXPECT_EQ(records[1][16], std::to_string(1 << 22));
@@ -937,7 +949,7 @@ TEST(SegmentRows, CsvAppendsDistSegmentsAndFloorOnlyWhenThereAreSegmentRows) {
   all.push_back(rows[0]);
   const auto both = read_csv(render(cb::options::format::csv, all));
   EXPECT_EQ(std::vector<std::string>(both[0].begin() + 15, both[0].end()),
-            (std::vector<std::string>{"shape", "axes", "outputs", "dist", "segments", "pct_floor"}));
+            (std::vector<std::string>{"shape", "axes", "outputs", "dist", "segments", "pct_floor", "cold_noise"}));
   for (const auto& f : both) ASSERT_EQ(f.size(), csv_axis_columns + 2);
   EXPECT_EQ(both[1][15], "");  // a whole-array row
   EXPECT_EQ(both[1][20], "");
@@ -1113,4 +1125,34 @@ TEST(PlotScript, SegmentsTableReadsTheJsonReport) {
       << text;
   EXPECT_NE(text.find("- float sum 2^24 empty-mixed cured: got"), std::string::npos) << text;  // listed as wrong
   std::filesystem::remove_all(dir);
+}
+
+// ---- streamed rows ----------------------------------------------------------------------
+
+TEST(Stream, OneLineARowUnderItsHeader) {
+  const std::string header = cb::stream_header();
+  EXPECT_EQ(header.rfind("impl", 0), 0u);
+  EXPECT_EQ(std::count(header.begin(), header.end(), '\n'), 1);
+  for (const char* title : {"cold ms", "noise%", "hot ms", "GB/s", "check"}) EXPECT_NE(header.find(title), std::string::npos);
+  for (const auto& r : sample_rows()) {
+    const std::string line = cb::stream_line(r);
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
+    EXPECT_EQ(line.back(), '\n');
+    EXPECT_EQ(line.rfind(r.impl, 0), 0u) << line;
+    EXPECT_EQ(line.find("nan"), std::string::npos) << line;
+  }
+  cb::row r;
+  r.impl = "cured";
+  r.type = "float";
+  r.op = "sum";
+  r.n = 1 << 20;
+  r.bytes = 4 << 20;
+  r.cold_ms = 0.004;
+  r.cold_noise = 2.5;
+  r.check = tricky;
+  const std::string line = cb::stream_line(r);
+  EXPECT_NE(line.find("exact 1048576"), std::string::npos) << line;
+  EXPECT_NE(line.find("1048.6"), std::string::npos) << line;  // GB/s from bytes and the cold time
+  EXPECT_NE(line.find(" 2.5 "), std::string::npos) << line;
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;  // the check's newline folded
 }

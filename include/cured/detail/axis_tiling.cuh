@@ -39,7 +39,7 @@ unsigned tile_rows(device::row_shape& s, bool& one_round, unsigned vectors_per_l
   unsigned lanes = std::min(pow2_ceil(units), 32u);
   if (vectors_per_lane > 1) lanes = std::clamp(pow2_ceil(units / vectors_per_lane + 1) / 2, 1u, 32u);
   one_round = one_round && lanes >= units;
-  const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * axis_policy::warps_per_sm;
+  const std::int64_t wave_warps = std::int64_t(ws.sm_count()) * ws.warps_per_sm();
   // A group per output unless the outputs are too few for a wave of warps and each is long
   // (more than 1024 vectors, or of several rows): rows of a few KiB each are read best by a
   // warp each, however few they are (their blocks would be short-lived and mostly idle).

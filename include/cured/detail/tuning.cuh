@@ -1,6 +1,8 @@
 #pragma once
 // The kernels' tuning, one policy per launch. Beside each value: why, the figure, where it was
-// measured (H200; the evidence under the named headings of docs/PERF.md).
+// measured (H200; the evidence under the named headings of docs/PERF.md). Other GPUs take the
+// same values; what differs between them (SMs, L2 size, warps per SM, the blocks a kernel keeps
+// resident) is read from the device at run time (workspace, detail/launch.cuh).
 
 #include <cstddef>
 #include <cstdint>
@@ -58,13 +60,12 @@ struct axis_policy {
   /// the floor, 256x1048576: 86% -> 98%, H200); larger ones keep every register they need.
   template <class Acc>
   static constexpr int long_rows_min_blocks = sizeof(Acc) <= 8 ? 4 : 1;
-  /// Rows are split over the blocks of long_rows_kernel only while the outputs are fewer than a
-  /// full SM of warps each (2048 threads, the resident limit from sm_80 to sm_90): beyond that
-  /// a group of lanes per output fills the device.
-  static constexpr int warps_per_sm = 64;
-  /// An output is long (split over blocks) from this many vectors, or when it spans several rows
-  /// and the outputs are fewer than the SMs: rows of a few KiB are read best by a warp each,
-  /// however few (their blocks would be short-lived and mostly idle).
+  /// An output is long from this many vectors, or when it spans several rows and the outputs
+  /// are fewer than the SMs: rows of a few KiB are read best by a warp each, however few (their
+  /// blocks would be short-lived and mostly idle). Long outputs are split over the blocks of
+  /// long_rows_kernel while they are fewer than the warps the device holds at once (its SMs
+  /// times workspace::warps_per_sm, from its properties); beyond that a group of lanes per
+  /// output fills the device.
   static constexpr double long_output_vectors = 1024;
   /// A part of a long output is at least this many rounds of the block's vectors (not tuned
   /// on its own).

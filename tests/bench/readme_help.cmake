@@ -1,0 +1,31 @@
+# README.md's cured-bench section holds `cured-bench --help` verbatim: the fenced block after the
+# line "<!-- cured-bench --help -->". This checks it; with -DUPDATE=ON it rewrites the block.
+# Usage: cmake -DBENCH=path/to/cured-bench -DREADME=README.md [-DUPDATE=ON] -P readme_help.cmake
+
+execute_process(COMMAND ${BENCH} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cured-bench --help: exit ${rc}")
+endif()
+file(READ ${README} readme)
+set(marker "<!-- cured-bench --help -->\n```\n")
+string(FIND "${readme}" "${marker}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "${README} has no line '<!-- cured-bench --help -->' before a fenced block")
+endif()
+string(LENGTH "${marker}" marker_length)
+math(EXPR start "${at} + ${marker_length}")
+string(SUBSTRING "${readme}" ${start} -1 rest)
+string(FIND "${rest}" "```\n" end)
+string(SUBSTRING "${rest}" 0 ${end} block)
+if(block STREQUAL help)
+  return()
+endif()
+if(UPDATE)
+  string(SUBSTRING "${readme}" 0 ${start} before)
+  string(SUBSTRING "${rest}" ${end} -1 after)
+  file(WRITE ${README} "${before}${help}${after}")
+  message(STATUS "${README}: the help block is cured-bench --help again")
+else()
+  message(FATAL_ERROR "${README}'s help block is not what cured-bench --help prints; rewrite it with\n"
+                      "  cmake -DBENCH=${BENCH} -DREADME=${README} -DUPDATE=ON -P ${CMAKE_CURRENT_LIST_FILE}")
+endif()

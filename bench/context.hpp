@@ -32,7 +32,8 @@ struct context {
   /// The work of the run, in units of work_of(n) (plan_work), and how much of it is done: the
   /// progress lines' share done and time left.
   double work_planned = 0, work_finished = 0;
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  /// When the run started, and when the work last finished grew.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now(), finished_at = started;
 
   /// An input of n elements, measured in every selected way, as work: its elements and a
   /// fixed cost per input (drawing it, the reference, the first launches).
@@ -48,11 +49,14 @@ struct context {
   }
 
   /// Progress on stderr, so stdout stays clean for CSV and JSON: the share of the planned work
-  /// done and the time left at its pace so far, then the line.
+  /// done and the time left at the pace of the inputs finished so far, less the time since the
+  /// last one finished, then the line.
   void progress(const std::string& line) const {
     if (work_planned > 0 && work_finished > 0) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const double left = elapsed * (work_planned - work_finished) / work_finished;
+      using seconds = std::chrono::duration<double>;
+      const double pace = seconds(finished_at - started).count() / work_finished;
+      const double left = pace * (work_planned - work_finished) -
+                          seconds(std::chrono::steady_clock::now() - finished_at).count();
       std::fprintf(stderr, "[%3.0f%%, ~%.0f s left] %s\n", 100 * work_finished / work_planned, left > 0 ? left : 0,
                    line.c_str());
     } else {
@@ -67,7 +71,10 @@ public:
   work_done(context& ctx, std::int64_t n) : ctx_(ctx), n_(n) {}
   work_done(const work_done&) = delete;
   work_done& operator=(const work_done&) = delete;
-  ~work_done() { ctx_.work_finished += context::work_of(n_); }
+  ~work_done() {
+    ctx_.work_finished += context::work_of(n_);
+    ctx_.finished_at = std::chrono::steady_clock::now();
+  }
 
 private:
   context& ctx_;

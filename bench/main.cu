@@ -223,7 +223,7 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
   }
   ctx.work_planned = plan_work(opt);
-  ctx.started = std::chrono::steady_clock::now();
+  ctx.started = ctx.finished_at = std::chrono::steady_clock::now();
 
   for (const auto& type : opt.types) run_type(type, ctx);
 

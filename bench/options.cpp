@@ -655,6 +655,15 @@ options parse_options(int argc, const char* const* argv) {
     }
   }
 
+  // Each report its own file: two streams on one path would interleave.
+  std::vector<std::string_view> paths;
+  if (!opt.out.empty()) paths.push_back(opt.out);
+  for (const auto& r : opt.reports) {
+    if (std::find(paths.begin(), paths.end(), r.path) != paths.end())
+      throw parse_error("report file " + quoted(r.path) + " given twice (--out, --json, --csv, --md: a file each)");
+    paths.push_back(r.path);
+  }
+
   // Segmented workloads: --segments or --segments-grid over the sizes; the axis and ladder
   // options do not apply.
   if (segments_arg || opt.segments_grid) {
@@ -669,6 +678,7 @@ options parse_options(int argc, const char* const* argv) {
     };
     if (steps_arg) not_with("--steps");
     if (block_given) not_with("--block");
+    if (opt.sweep) not_with("--sweep");
     if (!positional.empty())
       throw parse_error("unexpected argument " + quoted(positional[0]) +
                         " (the positional form N [STEP [THREADS]] does not apply with " + mode + "; sizes go to --sizes)");
@@ -703,6 +713,7 @@ options parse_options(int argc, const char* const* argv) {
     if (sizes_arg) not_with("--sizes");
     if (steps_arg) not_with("--steps");
     if (block_given) not_with("--block");
+    if (opt.sweep) not_with("--sweep");
     if (!positional.empty())
       throw parse_error("unexpected argument " + quoted(positional[0]) + " (the positional form N [STEP [THREADS]] does not apply with " +
                         mode + ")");
@@ -731,6 +742,7 @@ options parse_options(int argc, const char* const* argv) {
   if (!positional.empty()) {
     opt.seed_positional = true;
     if (sizes_arg) throw parse_error("size " + quoted(positional[0]) + " given both as an argument and with --sizes");
+    if (opt.sweep) throw parse_error("size " + quoted(positional[0]) + " given beside --sweep, which runs its own sizes");
     sizes_arg = std::vector<std::int64_t>{parse_size(positional[0])};
     if (positional.size() >= 2) {
       if (impl_list_arg || steps_arg)

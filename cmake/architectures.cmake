@@ -8,12 +8,16 @@
 #
 # After project(), cured_check_architectures() stops the configure on an architecture older than
 # cured's minimum, compute capability 8.0 (the warp reductions, the L2 cache hints and the
-# exact sums' instructions are sm_80's).
+# exact sums' instructions are sm_80's). Included by a parent project (add_subdirectory), cured
+# leaves the architectures to it and only warns: its targets may name their own.
+# The list needs nvcc 12.8 or newer (sm_100, sm_120).
 
 set(CURED_MIN_ARCHITECTURE 80)
 set(CURED_PORTABLE_ARCHITECTURES 80-real 86-real 89-real 90-real 100-real 120)
 
-if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+if(NOT CMAKE_SOURCE_DIR STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+  set(cured_architectures_from "the parent project")
+elseif(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
   find_program(CURED_NVIDIA_SMI nvidia-smi)
   set(cured_found_architectures "")
   if(CURED_NVIDIA_SMI)
@@ -44,18 +48,24 @@ else()
 endif()
 
 function(cured_check_architectures)
+  set(severity FATAL_ERROR)
+  if(NOT PROJECT_IS_TOP_LEVEL)
+    set(severity WARNING)
+  endif()
   foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
     if(arch MATCHES "^([0-9]+)")
       if(CMAKE_MATCH_1 LESS CURED_MIN_ARCHITECTURE)
-        message(FATAL_ERROR
+        message(${severity}
           "cured needs compute capability 8.0 (Ampere) or newer, and the architectures to build for "
           "(${cured_architectures_from}) include ${arch}. Name newer ones: "
           "-DCMAKE_CUDA_ARCHITECTURES=\"80;90\", or CUDAARCHS=80.")
       endif()
-    elseif(NOT arch STREQUAL "native")
-      message(FATAL_ERROR
+    elseif(arch MATCHES "^all")
+      message(${severity}
         "CMAKE_CUDA_ARCHITECTURES=${arch} includes architectures older than cured's minimum, "
         "compute capability 8.0: name them (say \"80;86;89;90;100;120\").")
+    elseif(NOT arch STREQUAL "native" AND NOT arch STREQUAL "OFF")
+      message(${severity} "CMAKE_CUDA_ARCHITECTURES=${arch}: not an architecture cured knows")
     endif()
   endforeach()
   message(STATUS "cured: CUDA architectures ${CMAKE_CUDA_ARCHITECTURES} (${cured_architectures_from})")

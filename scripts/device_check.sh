@@ -114,8 +114,8 @@ fi
 
 if [[ $mode == bench || $mode == all ]]; then
   bench="$build/bench/cured-bench"
-  "$bench" >"$out/bench_default.txt" 2>"$out/bench_default.err"
-  note "bench default: rc=$? $(grep -c ' ok$' "$out/bench_default.txt") rows ok"
+  "$bench" --csv "$out/bench_default.csv" >"$out/bench_default.txt" 2>"$out/bench_default.err"
+  note "bench default: rc=$? $(grep -c ',ok,' "$out/bench_default.csv") of $(($(wc -l <"$out/bench_default.csv") - 1)) rows ok"
   "$bench" --sweep --format json --out "$out/bench_sweep.json" 2>"$out/bench_sweep.err"
   note "bench sweep: rc=$?"
   python3 scripts/plot_bandwidth.py "$out/bench_sweep.json" -o "$out/bandwidth.png" >"$out/plot.log" 2>&1

@@ -250,7 +250,7 @@ class Versions(unittest.TestCase):
         # The architectures of the build, from 8.0 on (CMake's list, or native).
         self.assertTrue(cured.__cuda_architectures__)
         for arch in cured.__cuda_architectures__:
-            self.assertRegex(arch, r"^(native|[0-9]+(-real|-virtual)?)$")
+            self.assertRegex(arch, r"^(native|[0-9]+[af]?(-real|-virtual)?)$")
             if arch != "native":
                 self.assertGreaterEqual(int(arch.split("-")[0]), 80, arch)
         try:

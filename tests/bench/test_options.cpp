@@ -234,6 +234,9 @@ TEST(Options, SweepIsTheFullSetOfSizes) {
   EXPECT_EQ(parse({"--sweep"}).sizes, cb::sweep_sizes());
   EXPECT_TRUE(parse({"--sweep"}).sweep);
   expect_error(error_of({"--sweep", "--sizes", "2^20"}), "--sweep", "without --sizes");
+  expect_error(error_of({"--sweep", "1000"}), "'1000'", "--sweep");
+  expect_error(error_of({"--sweep", "--axes-grid"}), "--sweep", "does not apply");
+  expect_error(error_of({"--sweep", "--segments", "powerlaw"}), "--sweep", "does not apply");
   expect_error(error_of({"--sweep=1"}), "'--sweep'", "takes no value");
 }
 
@@ -249,6 +252,8 @@ TEST(Options, ReportFilesOfEachFormat) {
   EXPECT_EQ(o.fmt, cb::options::format::table);  // stdout keeps its table
   EXPECT_TRUE(parse({}).reports.empty());
   for (const char* opt : {"--json", "--csv", "--md"}) expect_error(error_of({opt}), std::string("'") + opt + "'", "needs a value");
+  expect_error(error_of({"--out", "r.json", "--json", "r.json"}), "'r.json'", "given twice");
+  expect_error(error_of({"--csv", "r", "--md", "r", "--axes-grid"}), "'r'", "given twice");
 }
 
 TEST(Options, Version) {

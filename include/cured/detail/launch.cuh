@@ -10,12 +10,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <utility>
 
-#include "cured/types/error.cuh"
 #include "cured/grid/cluster_combine.cuh"
+#include "cured/types/error.cuh"
+#include "cured/workspace.cuh"
 
 namespace cured::detail {
 
@@ -76,30 +75,6 @@ inline cudaLaunchConfig_t cluster_config(const launch_shape& shape, cudaStream_t
   config.attrs = &dims;
   config.numAttrs = 1;
   return config;
-}
-
-/// The newest compute capability (major * 10 + minor) whose features the launches use, or 0:
-/// the device's own. CURED_ARCH_CAP=80 in the environment runs every family as on an Ampere GPU
-/// (no thread-block clusters): the portable paths, tested on a Hopper GPU. Read once a process.
-inline int architecture_cap() {
-  static const int cap = [] {
-    const char* text = std::getenv("CURED_ARCH_CAP");
-    if (text == nullptr || *text == '\0') return 0;
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || value < 80 || value > 1000)
-      throw_invalid("CURED_ARCH_CAP=" + std::string(text) +
-                    ": give a compute capability of 80 or more (80, 90 ...) or leave it unset");
-    return int(value);
-  }();
-  return cap;
-}
-
-/// Whether launches may use the features of compute capability `arch` (90: clusters), as far
-/// as CURED_ARCH_CAP allows.
-inline bool cap_allows(int arch) {
-  const int cap = architecture_cap();
-  return cap == 0 || arch <= cap;
 }
 
 /// The largest cluster of `Kernel` (launched with `block` threads) that the device can run, up

@@ -41,6 +41,12 @@ std::string one_line(std::string_view s) {
   return out;
 }
 
+/// bytes / the cold time (the hot time where no cold one was measured), in GB/s; NaN without a time.
+double gbps_of(const row& r) {
+  const double ms = measured(r.cold_ms) ? r.cold_ms : r.hot_ms;
+  return measured(ms) && ms > 0 ? r.bytes / (ms * 1e6) : not_measured;
+}
+
 /// "cured 0.1.0, CUDA runtime 13.0, driver CUDA 13.0, CCCL 3.0.1" (what is known of it).
 std::string versions_text(const run_info& info) {
   std::string text = "cured " + (info.cured_version.empty() ? std::string("?") : info.cured_version);
@@ -399,8 +405,7 @@ void fill_derived(std::vector<row>& rows, const run_info& info) {
     return it == refs.end() ? not_measured : speedup(*it->second, r);
   };
   for (auto& r : rows) {
-    const double ms = measured(r.cold_ms) ? r.cold_ms : r.hot_ms;
-    r.gbps = measured(ms) && ms > 0 ? r.bytes / (ms * 1e6) : not_measured;
+    r.gbps = gbps_of(r);
     r.pct_ceiling = percent(r.gbps, info.ceiling_gbps);
     r.pct_peak = percent(r.gbps, info.peak_gbps);
     r.vs_step1 = ratio(step1, r);
@@ -430,8 +435,7 @@ std::string stream_line(const row& r) {
   if (r.axis()) input = shape_text(r.shape) + " axes " + axes_text(r.axes);
   else if (r.segmented()) input = std::to_string(r.n) + " " + r.dist;
   else input = r.data + " " + std::to_string(r.n);
-  const double ms = measured(r.cold_ms) ? r.cold_ms : r.hot_ms;
-  const double gbps = measured(ms) && ms > 0 ? r.bytes / (ms * 1e6) : not_measured;
+  const double gbps = gbps_of(r);
   char line[512];
   std::snprintf(line, sizeof line, "%-14s %-8s %-9s %-24s %12s %8s %11s %9s  %s\n", one_line(r.impl).c_str(),
                 one_line(r.type).c_str(), one_line(r.op).c_str(), one_line(input).c_str(), fixed(r.cold_ms, 4).c_str(),

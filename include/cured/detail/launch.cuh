@@ -14,7 +14,7 @@
 
 #include "cured/grid/cluster_combine.cuh"
 #include "cured/types/error.cuh"
-#include "cured/workspace.cuh"
+#include "cured/detail/device_check.cuh"
 
 namespace cured::detail {
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 namespace cured::bench {
 
 namespace {
@@ -275,100 +277,98 @@ void write_csv(std::ostream& os, const std::vector<row>& rows) {
 
 // ---- json -------------------------------------------------------------------------------
 
-/// Length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned lead = b(i);
-  std::size_t len;
-  unsigned lo = 0x80, hi = 0xBF;  // range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0) lo = 0xA0;  // overlong
-    if (lead == 0xED) hi = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0) lo = 0x90;  // overlong
-    if (lead == 0xF4) hi = 0x8F;  // beyond U+10FFFF
+using ordered_json = nlohmann::ordered_json;
+
+/// null when not measured; whole numbers as integers (60, not 60.0), as number_text writes them.
+ordered_json json_number(double v) {
+  if (!measured(v)) return nullptr;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::int64_t(v);
+  return v;
+}
+
+ordered_json run_json(const run_info& info) {
+  return {{"device", info.device},
+          {"sm_count", info.sm_count},
+          {"l2_mb", json_number(info.l2_mb)},
+          {"peak_gbps", json_number(info.peak_gbps)},
+          {"ceiling_gbps", json_number(info.ceiling_gbps)},
+          {"command", info.command},
+          {"date", info.date},
+          {"samples", info.samples},
+          {"cured_version", info.cured_version},
+          {"cuda_runtime", info.cuda_runtime},
+          {"cuda_driver", info.cuda_driver},
+          {"cccl", info.cccl}};
+}
+
+ordered_json row_json(const row& r) {
+  ordered_json o = {{"impl", r.impl},
+                    {"type", r.type},
+                    {"op", r.op},
+                    {"data", r.data},
+                    {"n", r.n},
+                    {"block", r.block > 0 ? ordered_json(r.block) : ordered_json(nullptr)},
+                    {"cold_ms", json_number(r.cold_ms)},
+                    {"cold_noise", json_number(r.cold_noise)},
+                    {"hot_ms", json_number(r.hot_ms)},
+                    {"bytes", json_number(r.bytes)},
+                    {"gbps", json_number(r.gbps)},
+                    {"pct_ceiling", json_number(r.pct_ceiling)},
+                    {"pct_peak", json_number(r.pct_peak)},
+                    {"vs_step1", json_number(r.vs_step1)},
+                    {"vs_cub", json_number(r.vs_cub)},
+                    {"check", r.check}};
+  if (r.axis()) {
+    o["shape"] = r.shape;
+    o["axes"] = r.axes;
+    o["outputs"] = r.outputs;
+  }
+  if (r.segmented()) {
+    o["dist"] = r.dist;
+    o["segments"] = r.segments;
+  }
+  if (r.axis() || r.segmented()) o["pct_floor"] = json_number(r.pct_floor);
+  return o;
+}
+
+/// `v` on one line as {"key": value, ...} and [a, b]: dump() writes one line without spaces
+/// or one value per line, and scripts/device_check.sh greps rows for `"check": "`. Bytes of
+/// strings that are not UTF-8 become U+FFFD (dump throws on them by default).
+void write_one_line(std::ostream& os, const ordered_json& v) {
+  const auto text = [](const ordered_json& scalar) {
+    return scalar.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  };
+  if (v.is_object()) {
+    os << '{';
+    const char* separator = "";
+    for (const auto& [key, value] : v.items()) {
+      os << separator << text(key) << ": ";
+      write_one_line(os, value);
+      separator = ", ";
+    }
+    os << '}';
+  } else if (v.is_array()) {
+    os << '[';
+    const char* separator = "";
+    for (const auto& element : v) {
+      os << separator;
+      write_one_line(os, element);
+      separator = ", ";
+    }
+    os << ']';
   } else {
-    return 0;
+    os << text(v);
   }
-  if (i + len > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < len; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-  return len;
 }
 
-/// A JSON string literal; bytes that are not UTF-8 become U+FFFD.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      const std::size_t len = utf8_length(s, i);
-      if (len == 0) {
-        out += "\\ufffd";
-        ++i;
-      } else {
-        out.append(s.substr(i, len));
-        i += len;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += char(c);
-        }
-    }
-    ++i;
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) { return measured(v) ? number_text(v) : std::string("null"); }
-
+/// The run on one line, then one row per line.
 void write_json(std::ostream& os, const run_info& info, const std::vector<row>& rows) {
-  os << "{\n  \"run\": {\"device\": " << json_string(info.device) << ", \"sm_count\": " << info.sm_count
-     << ", \"l2_mb\": " << json_number(info.l2_mb) << ", \"peak_gbps\": " << json_number(info.peak_gbps)
-     << ", \"ceiling_gbps\": " << json_number(info.ceiling_gbps) << ", \"command\": " << json_string(info.command)
-     << ", \"date\": " << json_string(info.date) << ", \"samples\": " << info.samples
-     << ", \"cured_version\": " << json_string(info.cured_version) << ", \"cuda_runtime\": " << json_string(info.cuda_runtime)
-     << ", \"cuda_driver\": " << json_string(info.cuda_driver) << ", \"cccl\": " << json_string(info.cccl)
-     << "},\n  \"rows\": [";
+  os << "{\n  \"run\": ";
+  write_one_line(os, run_json(info));
+  os << ",\n  \"rows\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const row& r = rows[i];
-    os << (i == 0 ? "\n" : ",\n") << "    {\"impl\": " << json_string(r.impl) << ", \"type\": " << json_string(r.type)
-       << ", \"op\": " << json_string(r.op) << ", \"data\": " << json_string(r.data) << ", \"n\": " << r.n
-       << ", \"block\": " << (r.block > 0 ? std::to_string(r.block) : std::string("null"))
-       << ", \"cold_ms\": " << json_number(r.cold_ms) << ", \"cold_noise\": " << json_number(r.cold_noise)
-       << ", \"hot_ms\": " << json_number(r.hot_ms)
-       << ", \"bytes\": " << json_number(r.bytes) << ", \"gbps\": " << json_number(r.gbps)
-       << ", \"pct_ceiling\": " << json_number(r.pct_ceiling) << ", \"pct_peak\": " << json_number(r.pct_peak)
-       << ", \"vs_step1\": " << json_number(r.vs_step1) << ", \"vs_cub\": " << json_number(r.vs_cub)
-       << ", \"check\": " << json_string(r.check);
-    if (r.axis()) {
-      os << ", \"shape\": [";
-      for (std::size_t k = 0; k < r.shape.size(); ++k) os << (k ? ", " : "") << r.shape[k];
-      os << "], \"axes\": [";
-      for (std::size_t k = 0; k < r.axes.size(); ++k) os << (k ? ", " : "") << r.axes[k];
-      os << "], \"outputs\": " << r.outputs;
-    }
-    if (r.segmented()) os << ", \"dist\": " << json_string(r.dist) << ", \"segments\": " << r.segments;
-    if (r.axis() || r.segmented()) os << ", \"pct_floor\": " << json_number(r.pct_floor);
-    os << "}";
+    os << (i == 0 ? "\n    " : ",\n    ");
+    write_one_line(os, row_json(rows[i]));
   }
   os << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }

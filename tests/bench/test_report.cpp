@@ -1,4 +1,4 @@
-// cured-bench's reports: CSV reads back field by field, JSON parses (with a strict parser here),
+// cured-bench's reports: CSV reads back field by field, JSON parses (with nlohmann-json),
 // the table and markdown line up, fill_derived computes the right ratios, exit_status.
 
 #include <gtest/gtest.h>
@@ -12,11 +12,12 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "bench/report.hpp"
 
@@ -183,192 +184,40 @@ std::vector<std::vector<std::string>> read_csv(const std::string& text) {
   return records;
 }
 
-// ---- a strict JSON parser (RFC 8259), enough to read reports back -------------------------
+/// A parsed report; keys keep the file's order.
+using json = nlohmann::ordered_json;
 
-struct json {
-  enum class kind { null, boolean, number, string, array, object } k = kind::null;
-  double num = 0;
-  bool b = false;
-  std::string str;
-  std::vector<json> arr;
-  std::map<std::string, json> obj;
-  const json& operator[](const std::string& key) const {
-    static const json missing;
-    const auto it = obj.find(key);
-    EXPECT_NE(it, obj.end()) << "missing key " << key;
-    return it == obj.end() ? missing : it->second;
-  }
-};
+/// The keys of a whole-array row, in order; axis and segment rows add theirs after them.
+const std::vector<std::string> row_keys = {"impl", "type", "op", "data", "n", "block", "cold_ms", "cold_noise",
+                                           "hot_ms", "bytes", "gbps", "pct_ceiling", "pct_peak", "vs_step1",
+                                           "vs_cub", "check"};
 
-struct json_error : std::runtime_error {
-  using runtime_error::runtime_error;
-};
+std::vector<std::string> keys_of(const json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) keys.push_back(item.key());
+  return keys;
+}
 
-class json_parser {
-public:
-  explicit json_parser(std::string_view s) : s_(s) {}
-  json parse_document() {
-    json v = value();
-    skip_ws();
-    if (i_ != s_.size()) fail("trailing text");
-    return v;
-  }
+std::vector<std::string> plus(std::vector<std::string> keys, const std::vector<std::string>& more) {
+  keys.insert(keys.end(), more.begin(), more.end());
+  return keys;
+}
 
-private:
-  [[noreturn]] void fail(const std::string& what) { throw json_error(what + " at offset " + std::to_string(i_)); }
-  void skip_ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+/// `v` is null where `want` is NaN (not measured), else the number `want`.
+void expect_number(const json& v, double want, const std::string& what) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(v.is_null()) << what << " is " << v;
+  } else {
+    ASSERT_TRUE(v.is_number()) << what << " is " << v;
+    EXPECT_EQ(v.get<double>(), want) << what;
   }
-  char peek() {
-    skip_ws();
-    if (i_ >= s_.size()) fail("unexpected end");
-    return s_[i_];
-  }
-  void expect(char c) {
-    if (peek() != c) fail(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  bool literal(std::string_view word) {
-    if (s_.substr(i_, word.size()) != word) return false;
-    i_ += word.size();
-    return true;
-  }
-  json value() {
-    json v;
-    const char c = peek();
-    if (c == '{') {
-      v.k = json::kind::object;
-      ++i_;
-      if (peek() == '}') {
-        ++i_;
-        return v;
-      }
-      while (true) {
-        if (peek() != '"') fail("expected a key");
-        std::string key = string();
-        expect(':');
-        if (!v.obj.emplace(key, value()).second) fail("duplicate key " + key);
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect('}');
-        return v;
-      }
-    }
-    if (c == '[') {
-      v.k = json::kind::array;
-      ++i_;
-      if (peek() == ']') {
-        ++i_;
-        return v;
-      }
-      while (true) {
-        v.arr.push_back(value());
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.k = json::kind::string;
-      v.str = string();
-      return v;
-    }
-    if (literal("null")) return v;
-    if (literal("true") || literal("false")) {
-      v.k = json::kind::boolean;
-      v.b = s_[i_ - 1] == 'e' && s_[i_ - 2] == 'u';
-      return v;
-    }
-    v.k = json::kind::number;
-    v.num = number();
-    return v;
-  }
-  double number() {
-    const std::size_t start = i_;
-    auto digits = [&] {
-      const std::size_t d = i_;
-      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-      return i_ - d;
-    };
-    if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    const std::size_t int_start = i_;
-    const std::size_t n = digits();
-    if (n == 0) fail("bad value");
-    if (n > 1 && s_[int_start] == '0') fail("leading zero");
-    if (i_ < s_.size() && s_[i_] == '.') {
-      ++i_;
-      if (digits() == 0) fail("bad fraction");
-    }
-    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      ++i_;
-      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      if (digits() == 0) fail("bad exponent");
-    }
-    return std::stod(std::string(s_.substr(start, i_ - start)));
-  }
-  unsigned hex4() {
-    if (i_ + 4 > s_.size()) fail("short \\u escape");
-    unsigned v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char h = s_[i_++];
-      v *= 16;
-      if (h >= '0' && h <= '9') v += unsigned(h - '0');
-      else if (h >= 'a' && h <= 'f') v += unsigned(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') v += unsigned(h - 'A' + 10);
-      else fail("bad hex digit");
-    }
-    return v;
-  }
-  static void put_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += char(cp);
-    } else if (cp < 0x800) {
-      out += char(0xC0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3F));
-    } else {
-      out += char(0xE0 | (cp >> 12));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    }
-  }
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (true) {
-      if (i_ >= s_.size()) fail("unterminated string");
-      const char c = s_[i_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i_ >= s_.size()) fail("unterminated escape");
-      switch (s_[i_++]) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': put_utf8(out, hex4()); break;
-        default: fail("bad escape");
-      }
-    }
-  }
+}
 
-  std::string_view s_;
-  std::size_t i_ = 0;
-};
-
-json parse_json(const std::string& text) { return json_parser(text).parse_document(); }
+/// `v` is the integer `want`, written as one (the scripts take no 3.0 for 3).
+void expect_integer(const json& v, std::int64_t want, const std::string& what) {
+  ASSERT_TRUE(v.is_number_integer()) << what << " is " << v;
+  EXPECT_EQ(v.get<std::int64_t>(), want) << what;
+}
 
 /// Unescaped '|' in a markdown line: one more than its cells.
 std::size_t md_pipes(const std::string& line) {
@@ -383,11 +232,11 @@ std::size_t md_pipes(const std::string& line) {
 // ---- the test's own checkers catch what they should -------------------------------------
 
 TEST(JsonChecker, RejectsInvalidJson) {
-  for (const char* bad : {"{", "{\"a\": nan}", "{\"a\": NaN}", "{\"a\": inf}", "{\"a\": 1,}", "[1 2]",
-                          "{\"a\": \"x\ny\"}", "{\"a\": \"\\q\"}", "{\"a\": 01}", "{\"a\": 1.}", "{a: 1}",
-                          "{\"a\": 1} x", "{\"a\": 1, \"a\": 2}", "\"unterminated"})
-    EXPECT_THROW(parse_json(bad), json_error) << bad;
-  EXPECT_NO_THROW(parse_json("{\"a\": [1, -2.5e+3, null, true, \"\\u00e9\\\"\"]}"));
+  for (const char* bad : {"{", "{\"a\": nan}", "{\"a\": NaN}", "{\"a\": inf}", "{\"a\": Infinity}", "{\"a\": 1,}",
+                          "[1 2]", "{\"a\": \"x\ny\"}", "{\"a\": \"\\q\"}", "{\"a\": 01}", "{\"a\": 1.}", "{a: 1}",
+                          "{\"a\": 1} x", "\"unterminated", "{\"a\": \"\xff\"}", "{\"a\": 1} // note"})
+    EXPECT_THROW(json::parse(bad), json::parse_error) << bad;
+  EXPECT_NO_THROW(json::parse("{\"a\": [1, -2.5e+3, null, true, \"\\u00e9\\\"\"]}"));
 }
 
 // ---- fill_derived -----------------------------------------------------------------------
@@ -547,52 +396,58 @@ TEST(Json, ParsesAndRoundTrips) {
   const std::string text = render(cb::options::format::json, rows, info);
   for (const char* token : {"nan", "NaN", "inf", "Infinity"}) EXPECT_EQ(text.find(token), std::string::npos) << token;
   json doc;
-  ASSERT_NO_THROW(doc = parse_json(text)) << text;
-  ASSERT_EQ(doc.k, json::kind::object);
-  EXPECT_EQ(doc.obj.size(), 2u);
-  const json& run = doc["run"];
-  EXPECT_EQ(run["device"].str, info.device);
-  EXPECT_EQ(run["command"].str, info.command);
-  EXPECT_EQ(run["date"].str, info.date);
-  EXPECT_EQ(run["sm_count"].num, 132);
-  EXPECT_EQ(run["l2_mb"].num, 60);
-  EXPECT_EQ(run["peak_gbps"].num, 4800);
-  EXPECT_EQ(run["ceiling_gbps"].num, 4000);
-  EXPECT_EQ(run["samples"].num, 0);
-  EXPECT_EQ(run["cured_version"].str, "0.1.0");
-  EXPECT_EQ(run["cuda_runtime"].str, "13.0");
-  EXPECT_EQ(run["cuda_driver"].str, "13.1");
-  EXPECT_EQ(run["cccl"].str, "3.0.1");
-  const json& out = doc["rows"];
-  ASSERT_EQ(out.k, json::kind::array);
-  ASSERT_EQ(out.arr.size(), rows.size());
+  ASSERT_NO_THROW(doc = json::parse(text)) << text;
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(keys_of(doc), (std::vector<std::string>{"run", "rows"}));
+  const json& run = doc.at("run");
+  EXPECT_EQ(keys_of(run), (std::vector<std::string>{"device", "sm_count", "l2_mb", "peak_gbps", "ceiling_gbps",
+                                                    "command", "date", "samples", "cured_version", "cuda_runtime",
+                                                    "cuda_driver", "cccl"}));
+  EXPECT_EQ(run.at("device"), info.device);
+  EXPECT_EQ(run.at("command"), info.command);
+  EXPECT_EQ(run.at("date"), info.date);
+  expect_integer(run.at("sm_count"), 132, "sm_count");
+  expect_number(run.at("l2_mb"), 60, "l2_mb");
+  expect_number(run.at("peak_gbps"), 4800, "peak_gbps");
+  expect_number(run.at("ceiling_gbps"), 4000, "ceiling_gbps");
+  expect_integer(run.at("samples"), 0, "samples");
+  EXPECT_EQ(run.at("cured_version"), "0.1.0");
+  EXPECT_EQ(run.at("cuda_runtime"), "13.0");
+  EXPECT_EQ(run.at("cuda_driver"), "13.1");
+  EXPECT_EQ(run.at("cccl"), "3.0.1");
+  const json& out = doc.at("rows");
+  ASSERT_TRUE(out.is_array());
+  ASSERT_EQ(out.size(), rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const json& o = out.arr[i];
+    const json& o = out[i];
     const cb::row& r = rows[i];
-    EXPECT_EQ(o.obj.size(), csv_columns);
-    EXPECT_EQ(o["impl"].str, r.impl);
-    EXPECT_EQ(o["type"].str, r.type);
-    EXPECT_EQ(o["op"].str, r.op);
-    EXPECT_EQ(o["data"].str, r.data);
-    EXPECT_EQ(o["n"].num, double(r.n));
-    EXPECT_EQ(o["check"].str, r.check);
+    const std::string where = "row " + std::to_string(i) + " ";
+    EXPECT_EQ(keys_of(o), row_keys) << where;
+    EXPECT_EQ(o.at("impl"), r.impl);
+    EXPECT_EQ(o.at("type"), r.type);
+    EXPECT_EQ(o.at("op"), r.op);
+    EXPECT_EQ(o.at("data"), r.data);
+    expect_integer(o.at("n"), r.n, where + "n");
+    EXPECT_EQ(o.at("check"), r.check);
     if (r.block > 0) {
-      EXPECT_EQ(o["block"].num, r.block);
+      expect_integer(o.at("block"), r.block, where + "block");
     } else {
-      EXPECT_EQ(o["block"].k, json::kind::null);
+      EXPECT_TRUE(o.at("block").is_null()) << where;
     }
     const std::pair<const char*, double> numbers[] = {
-        {"cold_ms", r.cold_ms},         {"hot_ms", r.hot_ms},     {"bytes", r.bytes},
-        {"gbps", r.gbps},               {"pct_ceiling", r.pct_ceiling}, {"pct_peak", r.pct_peak},
-        {"vs_step1", r.vs_step1},       {"vs_cub", r.vs_cub}};
-    for (const auto& [key, v] : numbers) {
-      if (std::isnan(v)) {
-        EXPECT_EQ(o[key].k, json::kind::null) << key << " of row " << i;
-      } else {
-        ASSERT_EQ(o[key].k, json::kind::number) << key << " of row " << i;
-        EXPECT_EQ(o[key].num, v) << key << " of row " << i;
-      }
-    }
+        {"cold_ms", r.cold_ms},         {"cold_noise", r.cold_noise}, {"hot_ms", r.hot_ms},
+        {"bytes", r.bytes},             {"gbps", r.gbps},             {"pct_ceiling", r.pct_ceiling},
+        {"pct_peak", r.pct_peak},       {"vs_step1", r.vs_step1},     {"vs_cub", r.vs_cub}};
+    for (const auto& [key, v] : numbers) expect_number(o.at(key), v, where + key);
+  }
+  // the run on one line, then one row per line, as "key": value (scripts/device_check.sh greps
+  // rows for "check": ")
+  const auto lines = lines_of(text);
+  ASSERT_EQ(lines.size(), rows.size() + 5);
+  EXPECT_EQ(lines[1].rfind("  \"run\": {\"device\": ", 0), 0u) << lines[1];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(lines[3 + i].rfind("    {\"impl\": \"" + rows[i].impl + "\", ", 0), 0u) << lines[3 + i];
+    EXPECT_NE(lines[3 + i].find(", \"check\": \""), std::string::npos) << lines[3 + i];
   }
 }
 
@@ -608,36 +463,38 @@ TEST(Json, EscapesEveryAwkwardCharacter) {
   EXPECT_NE(text.find("\\u0007"), std::string::npos);
   EXPECT_NE(text.find("\\u0000"), std::string::npos);
   json doc;
-  ASSERT_NO_THROW(doc = parse_json(text)) << text;
-  EXPECT_EQ(doc["run"]["device"].str, info.device);
-  EXPECT_EQ(doc["run"]["command"].str, info.command);
+  ASSERT_NO_THROW(doc = json::parse(text)) << text;  // which also rejects bytes that are not UTF-8
+  EXPECT_EQ(doc.at("run").at("device"), info.device);
+  EXPECT_EQ(doc.at("run").at("command"), info.command);
   const std::string fffd = "\xef\xbf\xbd";
-  EXPECT_EQ(doc["run"]["date"].str, "bad " + fffd + fffd + " utf8 " + fffd + fffd + fffd);
-  EXPECT_EQ(doc["rows"].arr.at(0)["check"].str, tricky);
-  EXPECT_EQ(doc["run"]["peak_gbps"].k, json::kind::null);
-  EXPECT_EQ(doc["run"]["ceiling_gbps"].k, json::kind::null);
+  EXPECT_EQ(doc.at("run").at("date"), "bad " + fffd + fffd + " utf8 " + fffd + fffd + fffd);
+  EXPECT_EQ(doc.at("rows").at(0).at("check"), tricky);
+  EXPECT_TRUE(doc.at("run").at("peak_gbps").is_null());
+  EXPECT_TRUE(doc.at("run").at("ceiling_gbps").is_null());
 }
 
 TEST(Json, EmptyRowsAndExtremeNumbers) {
   json doc;
-  ASSERT_NO_THROW(doc = parse_json(render(cb::options::format::json, {})));
-  EXPECT_TRUE(doc["rows"].arr.empty());
+  ASSERT_NO_THROW(doc = json::parse(render(cb::options::format::json, {})));
+  ASSERT_TRUE(doc.at("rows").is_array());
+  EXPECT_TRUE(doc.at("rows").empty());
   cb::row r = make_row("cub", "float", std::int64_t(1) << 62, 1e-9, 123456.789);
   r.bytes = 1.8446744073709552e19;
   r.gbps = std::numeric_limits<double>::infinity();
   r.vs_cub = -std::numeric_limits<double>::infinity();
   r.pct_peak = 1e300;
   const std::string text = render(cb::options::format::json, {r});
-  ASSERT_NO_THROW(doc = parse_json(text)) << text;
-  const json& o = doc["rows"].arr.at(0);
-  EXPECT_EQ(o["n"].num, double(std::int64_t(1) << 62));
-  EXPECT_EQ(o["cold_ms"].num, 1e-9);
-  EXPECT_EQ(o["hot_ms"].num, 123456.789);
-  EXPECT_EQ(o["bytes"].num, 1.8446744073709552e19);
-  EXPECT_EQ(o["gbps"].k, json::kind::null);  // infinities are not JSON
-  EXPECT_EQ(o["vs_cub"].k, json::kind::null);
-  EXPECT_EQ(o["pct_peak"].num, 1e300);
-  EXPECT_NE(text.find("\"n\": 4611686018427387904"), std::string::npos);  // exact, not rounded
+  ASSERT_NO_THROW(doc = json::parse(text)) << text;
+  const json& o = doc.at("rows").at(0);
+  expect_integer(o.at("n"), std::int64_t(1) << 62, "n");  // exact, not rounded through a double
+  expect_number(o.at("cold_ms"), 1e-9, "cold_ms");
+  expect_number(o.at("hot_ms"), 123456.789, "hot_ms");
+  expect_number(o.at("bytes"), 1.8446744073709552e19, "bytes");
+  EXPECT_TRUE(o.at("gbps").is_null());  // infinities are not JSON
+  EXPECT_TRUE(o.at("vs_cub").is_null());
+  expect_number(o.at("pct_peak"), 1e300, "pct_peak");
+  r.bytes = 4096;
+  EXPECT_NE(render(cb::options::format::json, {r}).find("\"bytes\": 4096,"), std::string::npos);  // not 4096.0
 }
 
 // ---- table ------------------------------------------------------------------------------
@@ -813,25 +670,24 @@ TEST(AxisRows, CsvAppendsTheAxisColumnsOnlyWhenThereAreAxisRows) {
 TEST(AxisRows, JsonHasShapeAxesOutputsAndFloorOnAxisRowsOnly) {
   const auto rows = mixed_rows();
   json doc;
-  ASSERT_NO_THROW(doc = parse_json(render(cb::options::format::json, rows))) << render(cb::options::format::json, rows);
-  const auto& out = doc["rows"].arr;
+  ASSERT_NO_THROW(doc = json::parse(render(cb::options::format::json, rows))) << render(cb::options::format::json, rows);
+  const json& out = doc.at("rows");
   ASSERT_EQ(out.size(), rows.size());
-  EXPECT_EQ(out[0].obj.size(), csv_columns);
-  EXPECT_EQ(out[0].obj.count("shape"), 0u);
+  EXPECT_EQ(keys_of(out[0]), row_keys);
   for (std::size_t i = 2; i < rows.size(); ++i) {
     const json& o = out[i];
-    EXPECT_EQ(o.obj.size(), csv_axis_columns);
-    ASSERT_EQ(o["shape"].k, json::kind::array);
-    ASSERT_EQ(o["shape"].arr.size(), rows[i].shape.size());
-    for (std::size_t k = 0; k < rows[i].shape.size(); ++k) EXPECT_EQ(o["shape"].arr[k].num, double(rows[i].shape[k]));
-    ASSERT_EQ(o["axes"].arr.size(), rows[i].axes.size());
-    for (std::size_t k = 0; k < rows[i].axes.size(); ++k) EXPECT_EQ(o["axes"].arr[k].num, rows[i].axes[k]);
-    EXPECT_EQ(o["outputs"].num, double(rows[i].outputs));
-    if (std::isnan(rows[i].pct_floor)) {
-      EXPECT_EQ(o["pct_floor"].k, json::kind::null);
-    } else {
-      EXPECT_EQ(o["pct_floor"].num, rows[i].pct_floor);
-    }
+    const std::string where = "row " + std::to_string(i) + " ";
+    EXPECT_EQ(keys_of(o), plus(row_keys, {"shape", "axes", "outputs", "pct_floor"})) << where;
+    ASSERT_TRUE(o.at("shape").is_array()) << where;
+    ASSERT_EQ(o.at("shape").size(), rows[i].shape.size()) << where;
+    for (std::size_t k = 0; k < rows[i].shape.size(); ++k)
+      expect_integer(o.at("shape")[k], rows[i].shape[k], where + "shape");
+    ASSERT_TRUE(o.at("axes").is_array()) << where;
+    ASSERT_EQ(o.at("axes").size(), rows[i].axes.size()) << where;
+    for (std::size_t k = 0; k < rows[i].axes.size(); ++k)
+      expect_integer(o.at("axes")[k], rows[i].axes[k], where + "axes");
+    expect_integer(o.at("outputs"), rows[i].outputs, where + "outputs");
+    expect_number(o.at("pct_floor"), rows[i].pct_floor, where + "pct_floor");
   }
 }
 
@@ -966,25 +822,20 @@ TEST(SegmentRows, JsonHasDistSegmentsAndFloorOnSegmentRowsOnly) {
   auto rows = segment_rows();
   rows.insert(rows.begin(), make_row("cub", "float", 1000, 0.1, 0.1));
   json doc;
-  ASSERT_NO_THROW(doc = parse_json(render(cb::options::format::json, rows))) << render(cb::options::format::json, rows);
-  const auto& out = doc["rows"].arr;
+  ASSERT_NO_THROW(doc = json::parse(render(cb::options::format::json, rows))) << render(cb::options::format::json, rows);
+  const json& out = doc.at("rows");
   ASSERT_EQ(out.size(), rows.size());
-  EXPECT_EQ(out[0].obj.size(), csv_columns);
-  EXPECT_EQ(out[0].obj.count("dist"), 0u);
+  EXPECT_EQ(keys_of(out[0]), row_keys);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const json& o = out[i];
-    EXPECT_EQ(o.obj.size(), csv_columns + 3);
-    EXPECT_EQ(o.obj.count("shape"), 0u);
-    EXPECT_EQ(o["dist"].str, rows[i].dist);
-    EXPECT_EQ(o["segments"].num, double(rows[i].segments));
-    EXPECT_EQ(o["n"].num, double(rows[i].n));
-    if (std::isnan(rows[i].pct_floor)) {
-      EXPECT_EQ(o["pct_floor"].k, json::kind::null);
-    } else {
-      EXPECT_EQ(o["pct_floor"].num, rows[i].pct_floor);
-    }
+    const std::string where = "row " + std::to_string(i) + " ";
+    EXPECT_EQ(keys_of(o), plus(row_keys, {"dist", "segments", "pct_floor"})) << where;
+    EXPECT_EQ(o.at("dist"), rows[i].dist) << where;
+    expect_integer(o.at("segments"), rows[i].segments, where + "segments");
+    expect_integer(o.at("n"), rows[i].n, where + "n");
+    expect_number(o.at("pct_floor"), rows[i].pct_floor, where + "pct_floor");
   }
-  EXPECT_EQ(out[6]["check"].str, tricky);
+  EXPECT_EQ(out[6].at("check"), tricky);
 }
 
 TEST(SegmentRows, TableAndMarkdownGiveSegmentRowsATableOfTheirOwn) {

@@ -1,9 +1,18 @@
+// cured-bench's command line: CLI11 reads the options; the value grammars it has no form for
+// (sizes, steps, shapes, axes, distributions, seeds, lists of names) and the rules between
+// options are here.
+
 #include "bench/options.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
+#include <map>
+#include <memory>
 #include <optional>
+
+#include <CLI/CLI.hpp>
 
 #include "bench/op_names.hpp"
 #include "bench/type_names.hpp"
@@ -42,7 +51,7 @@ bool floating_type(std::string_view type) {
                      [&](const type_name_entry& t) { return t.name == type && t.floating; });
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 /// Whole-string base-10 integer; no sign, no spaces.
 template <class Int>
@@ -91,8 +100,8 @@ std::uint64_t exponent_of(std::string_view s) {
   return e;
 }
 
-[[noreturn]] void bad_size(std::string_view text) { throw parse_error("cannot parse size " + quoted(text)); }
-[[noreturn]] void too_large(std::string_view text) { throw parse_error("size " + quoted(text) + " is larger than 2^62"); }
+[[noreturn]] void bad_size(std::string_view text) { throw parse_error("cannot parse size " + quote(text)); }
+[[noreturn]] void too_large(std::string_view text) { throw parse_error("size " + quote(text) + " is larger than 2^62"); }
 
 /// "D[.D]" times `scale`, exact: the value must be a whole number.
 u128 scaled_decimal(std::string_view mantissa, u128 scale, std::string_view text) {
@@ -106,7 +115,7 @@ u128 scaled_decimal(std::string_view mantissa, u128 scale, std::string_view text
   const u128 v = mul_sat(m, scale);
   if (v == u128_max) too_large(text);
   const u128 d = pow_sat(10, frac.size());
-  if (v % d != 0) throw parse_error("size " + quoted(text) + " is not a whole number");
+  if (v % d != 0) throw parse_error("size " + quote(text) + " is not a whole number");
   return v / d;
 }
 
@@ -152,7 +161,7 @@ std::vector<std::string_view> split(std::string_view list, char sep) {
 std::vector<std::string_view> split_list(std::string_view list) {
   auto items = split(list, ',');
   for (const auto& item : items)
-    if (item.empty()) throw parse_error("empty item in list " + quoted(list));
+    if (item.empty()) throw parse_error("empty item in list " + quote(list));
   return items;
 }
 
@@ -166,7 +175,7 @@ std::vector<std::string> parse_names(std::string_view list, std::span<const std:
       continue;
     }
     const auto it = std::find(canonical.begin(), canonical.end(), item);
-    if (it == canonical.end()) throw parse_error("unknown " + std::string(what) + " " + quoted(item) + " (see --list)");
+    if (it == canonical.end()) throw parse_error("unknown " + std::string(what) + " " + quote(item) + " (see --list)");
     chosen[std::size_t(it - canonical.begin())] = true;
   }
   std::vector<std::string> out;
@@ -177,23 +186,7 @@ std::vector<std::string> parse_names(std::string_view list, std::span<const std:
 
 int parse_step(std::string_view s) {
   const auto v = parse_whole<int>(s);
-  if (!v || *v < 1 || *v > step_count) throw parse_error("unknown step " + quoted(s) + " (steps are 1 to 10)");
-  return *v;
-}
-
-int parse_block(std::string_view s) {
-  const auto v = parse_whole<std::int64_t>(s);
-  if (!v) throw parse_error("cannot parse block size " + quoted(s));
-  if (*v < 32 || *v > 1024 || (*v & (*v - 1)) != 0)
-    throw parse_error("block size " + std::string(s) + " is not a power of two from 32 to 1024");
-  return int(*v);
-}
-
-int parse_count(std::string_view s, std::string_view option, int min) {
-  const auto v = parse_whole<int>(s);
-  if (!v || *v < min)
-    throw parse_error(std::string(option) + " takes a whole number of at least " + std::to_string(min) + ", not " +
-                      quoted(s));
+  if (!v || *v < 1 || *v > step_count) throw parse_error("unknown step " + quote(s) + " (steps are 1 to 10)");
   return *v;
 }
 
@@ -206,33 +199,8 @@ std::uint64_t parse_seed(std::string_view s) {
   } else {
     v = parse_whole<std::uint64_t>(s);
   }
-  if (!v) throw parse_error("cannot parse seed " + quoted(s) + " (a 64-bit unsigned number, decimal or 0x hex)");
+  if (!v) throw parse_error("cannot parse seed " + quote(s) + " (a 64-bit unsigned number, decimal or 0x hex)");
   return *v;
-}
-
-data_family parse_data(std::string_view s) {
-  for (std::size_t i = 0; i < data_list.size(); ++i)
-    if (s == data_list[i]) return data_family(i);
-  throw parse_error("unknown data family " + quoted(s) + " (exact, normal, spread, cancel, boundary or subnormal)");
-}
-
-options::format parse_format(std::string_view s) {
-  for (auto f : {options::format::table, options::format::csv, options::format::json, options::format::md})
-    if (s == format_name(f)) return f;
-  throw parse_error("unknown format " + quoted(s) + " (table, csv, json or md)");
-}
-
-/// Which options take a value; every other known option is a flag.
-bool takes_value(std::string_view name) {
-  static constexpr std::string_view valued[] = {"impl",   "steps",  "block", "sizes", "types", "ops",  "mode",
-                                                "samples", "device", "format", "out", "seed",  "data", "shape",
-                                                "axes",    "segments", "json", "csv", "md"};
-  return std::find(std::begin(valued), std::end(valued), name) != std::end(valued);
-}
-
-bool is_flag(std::string_view name) {
-  return name == "list" || name == "help" || name == "version" || name == "sweep" || name == "axes-grid" ||
-         name == "segments-grid";
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -270,7 +238,7 @@ std::vector<std::string> axis_names(std::string_view list, std::span<const std::
         if (!names.empty()) names += ", ";
         names += n;
       }
-      throw parse_error(std::string(what) + " " + quoted(item) + " does not run on " + std::string(workloads) + " (" +
+      throw parse_error(std::string(what) + " " + quote(item) + " does not run on " + std::string(workloads) + " (" +
                         std::string(mode) + " takes " + names + ")");
     }
     chosen[std::size_t(it - axis_names.begin())] = true;
@@ -345,20 +313,20 @@ std::vector<std::int64_t> parse_shape(std::string_view text) {
   std::vector<std::int64_t> shape;
   u128 product = 1;
   for (const auto extent : split(text, 'x')) {
-    if (extent.empty()) throw parse_error("cannot parse shape " + quoted(text) + ": an empty extent" + std::string(form));
+    if (extent.empty()) throw parse_error("cannot parse shape " + quote(text) + ": an empty extent" + std::string(form));
     std::int64_t e = 0;
     try {
       e = parse_size(extent);
     } catch (const parse_error& error) {
-      throw parse_error("cannot parse shape " + quoted(text) + ": " + error.what() + std::string(form));
+      throw parse_error("cannot parse shape " + quote(text) + ": " + error.what() + std::string(form));
     }
-    if (e == 0) throw parse_error("shape " + quoted(text) + " has an extent 0: extents are at least 1");
+    if (e == 0) throw parse_error("shape " + quote(text) + " has an extent 0: extents are at least 1");
     shape.push_back(e);
     product = mul_sat(product, u128(e));
   }
   if (shape.size() > 8)
-    throw parse_error("shape " + quoted(text) + " has " + std::to_string(shape.size()) + " axes: at most 8");
-  if (product > u128(size_limit)) throw parse_error("shape " + quoted(text) + " has more than 2^62 elements");
+    throw parse_error("shape " + quote(text) + " has " + std::to_string(shape.size()) + " axes: at most 8");
+  if (product > u128(size_limit)) throw parse_error("shape " + quote(text) + " has more than 2^62 elements");
   return shape;
 }
 
@@ -366,7 +334,7 @@ std::vector<std::vector<std::int64_t>> parse_shapes(std::string_view list) {
   std::vector<std::vector<std::int64_t>> shapes;
   for (const auto part : split(list, ';')) {
     const auto items = split_spaces(part);
-    if (items.empty()) throw parse_error("empty item in shape list " + quoted(list));
+    if (items.empty()) throw parse_error("empty item in shape list " + quote(list));
     for (const auto item : items) shapes.push_back(parse_shape(item));
   }
   return shapes;
@@ -379,7 +347,7 @@ std::vector<int> parse_axes(std::string_view list) {
     const std::string_view digits = negative ? item.substr(1) : item;
     const auto v = all_digits(digits) ? parse_whole<int>(digits) : std::nullopt;
     if (!v)
-      throw parse_error("cannot parse axis " + quoted(item) +
+      throw parse_error("cannot parse axis " + quote(item) +
                         " (axes are whole numbers, negative ones counting from the last axis)");
     axes.push_back(negative ? -*v : *v);
   }
@@ -390,12 +358,12 @@ std::vector<int> normalize_axes(const std::vector<int>& axes, int rank, std::str
   std::vector<int> out;
   for (const int a : axes) {
     if (a < -rank || a >= rank)
-      throw parse_error("axis " + std::to_string(a) + " is out of range for shape " + quoted(shape) + " (" +
+      throw parse_error("axis " + std::to_string(a) + " is out of range for shape " + quote(shape) + " (" +
                         std::to_string(rank) + (rank == 1 ? " axis: " : " axes: ") + std::to_string(-rank) + ".." +
                         std::to_string(rank - 1) + ")");
     const int axis = a < 0 ? a + rank : a;
     if (std::find(out.begin(), out.end(), axis) != out.end())
-      throw parse_error("axis " + std::to_string(axis) + " of shape " + quoted(shape) + " is named twice in --axes");
+      throw parse_error("axis " + std::to_string(axis) + " of shape " + quote(shape) + " is named twice in --axes");
     out.push_back(axis);
   }
   std::sort(out.begin(), out.end());
@@ -423,9 +391,9 @@ segment_distribution parse_distribution(std::string_view text) {
     try {
       length = parse_size(text.substr(8));
     } catch (const parse_error& e) {
-      throw parse_error("bad segment distribution " + quoted(text) + ": " + e.what());
+      throw parse_error("bad segment distribution " + quote(text) + ": " + e.what());
     }
-    if (length < 1) throw parse_error("segment length of " + quoted(text) + " is 0 (uniform:L takes L of at least 1)");
+    if (length < 1) throw parse_error("segment length of " + quote(text) + " is 0 (uniform:L takes L of at least 1)");
     return {kind::uniform, length};
   }
   if (text == "uniform")
@@ -433,7 +401,7 @@ segment_distribution parse_distribution(std::string_view text) {
   if (text == "powerlaw") return {kind::powerlaw};
   if (text == "onebig") return {kind::onebig};
   if (text == "empty-mixed") return {kind::empty_mixed};
-  throw parse_error("unknown segment distribution " + quoted(text) + " (uniform:L, powerlaw, onebig or empty-mixed)");
+  throw parse_error("unknown segment distribution " + quote(text) + " (uniform:L, powerlaw, onebig or empty-mixed)");
 }
 
 std::vector<segment_distribution> parse_distributions(std::string_view list) {
@@ -442,7 +410,7 @@ std::vector<segment_distribution> parse_distributions(std::string_view list) {
   while (true) {
     const auto at = list.find_first_of(",;", start);
     const std::string_view item = list.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
-    if (item.empty()) throw parse_error("empty item in distribution list " + quoted(list));
+    if (item.empty()) throw parse_error("empty item in distribution list " + quote(list));
     const segment_distribution d = parse_distribution(item);
     if (std::find(dists.begin(), dists.end(), d) == dists.end()) dists.push_back(d);
     if (at == std::string_view::npos) break;
@@ -492,7 +460,7 @@ std::int64_t parse_size(std::string_view text) {
     } catch (const parse_error&) {
       bad_size(text);
     }
-    throw parse_error("size " + quoted(text) + " is negative");
+    throw parse_error("size " + quote(text) + " is negative");
   }
   u128 product = 1;
   for (const auto factor : split(text, 'x')) {
@@ -512,13 +480,13 @@ std::vector<std::int64_t> parse_sizes(std::string_view list) {
       continue;
     }
     const std::int64_t lo = parse_size(item.substr(0, dots)), hi = parse_size(item.substr(dots + 2));
-    if (lo > hi) throw parse_error("size range " + quoted(item) + " runs backwards");
+    if (lo > hi) throw parse_error("size range " + quote(item) + " runs backwards");
     const std::size_t before = sizes.size();
     for (std::int64_t p = 1; p <= hi; p *= 2) {
       if (p >= lo) sizes.push_back(p);
       if (p == size_limit) break;
     }
-    if (sizes.size() == before) throw parse_error("size range " + quoted(item) + " holds no power of two");
+    if (sizes.size() == before) throw parse_error("size range " + quote(item) + " holds no power of two");
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -534,7 +502,7 @@ std::vector<int> parse_steps(std::string_view list) {
       continue;
     }
     const int a = parse_step(item.substr(0, dash)), b = parse_step(item.substr(dash + 1));
-    if (a > b) throw parse_error("step range " + quoted(item) + " runs backwards");
+    if (a > b) throw parse_error("step range " + quote(item) + " runs backwards");
     for (int s = a; s <= b; ++s) steps.push_back(s);
   }
   std::sort(steps.begin(), steps.end());
@@ -553,8 +521,321 @@ std::vector<std::int64_t> sweep_sizes() {
   return sizes;
 }
 
-options parse_options(int argc, const char* const* argv) {
+// ---- the command line: CLI11 reads it; the grammars above read the values -----------------
+
+namespace {
+
+constexpr std::size_t help_width = 90;   ///< --help's lines, at most (a longer word aside)
+constexpr std::size_t help_column = 19;  ///< where the options' descriptions start
+
+const std::string general_group = "options (--opt VALUE or --opt=VALUE; lists are comma-separated)";
+const std::string axis_group = "axis workloads (instead of --sizes; --steps, --block and other --data do not apply)";
+const std::string segment_group =
+    "segmented workloads (the values of --sizes cut into segments by int64 offsets; --steps, --block and other "
+    "--data do not apply)";
+
+/// `text` in lines of at most `width` characters, broken at spaces; '\n' ends a line too.
+std::string wrap(std::string_view text, std::size_t width) {
+  std::string out;
+  bool first = true;
+  for (const auto paragraph : split(text, '\n')) {
+    if (!first) out += '\n';
+    first = false;
+    std::size_t used = 0;
+    for (const auto word : split_spaces(paragraph)) {
+      if (used > 0 && used + 1 + word.size() > width) {
+        out += '\n';
+        used = 0;
+      } else if (used > 0) {
+        out += ' ';
+        ++used;
+      }
+      out += word;
+      used += word.size();
+    }
+  }
+  return out;
+}
+
+/// `text` with every line after the first indented by `by` spaces.
+std::string indented(std::string_view text, std::size_t by) {
+  std::string out;
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out.append(by, ' ');
+  }
+  return out;
+}
+
+template <class Names>
+std::string joined(const Names& names) {
+  std::string text;
+  for (const auto& n : names) {
+    if (!text.empty()) text += ' ';
+    text += n;
+  }
+  return text;
+}
+
+/// --help: the usage forms, the description, each group of options under its heading with its
+/// note after it, and the footer, wrapped to help_width.
+class help_formatter final : public CLI::Formatter {
+ public:
+  struct form {
+    std::string args, what;  ///< what: "" for none
+  };
+
+  help_formatter(std::vector<form> forms, std::map<std::string, std::string> notes)
+      : forms_(std::move(forms)), notes_(std::move(notes)) {
+    column_width(help_column);
+  }
+
+  std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode) const override {
+    std::string out;
+    std::size_t args_width = 0;
+    for (const auto& f : forms_) args_width = std::max(args_width, f.args.size());
+    for (std::size_t i = 0; i < forms_.size(); ++i) {
+      std::string line = (i == 0 ? "usage: " : "       ") + app->get_name() + " " + forms_[i].args;
+      if (!forms_[i].what.empty()) {
+        const std::size_t column = line.size() - forms_[i].args.size() + args_width + 3;
+        line.resize(column, ' ');
+        line += indented(wrap(forms_[i].what, help_width - column), column);
+      }
+      out += line + '\n';
+    }
+    out += '\n' + wrap(app->get_description(), help_width) + '\n';
+    for (const std::string& group : app->get_groups()) {
+      const auto opts = app->get_options(
+          [&](const CLI::Option* o) { return o->get_group() == group && o->nonpositional(); });
+      if (group.empty() || opts.empty()) continue;
+      out += '\n' + wrap(group + ":", help_width) + '\n';
+      for (const CLI::Option* o : opts) out += make_option(o, false);
+      if (const auto note = notes_.find(group); note != notes_.end())
+        out += "  " + indented(wrap(note->second, help_width - 2), 2) + '\n';
+    }
+    out += '\n' + wrap(app->get_footer(), help_width) + '\n';
+    return out;
+  }
+
+  /// The description, then "[default: X]" where the option names its default.
+  std::string make_option_desc(const CLI::Option* o) const override {
+    const std::size_t width = help_width - help_column;
+    std::string text = wrap(o->get_description(), width);
+    if (!o->get_default_str().empty()) {
+      const std::string d = "[default: " + o->get_default_str() + "]";
+      const std::size_t last_line = text.size() - (text.rfind('\n') + 1);
+      text += (last_line + 1 + d.size() <= width ? " " : "\n") + d;
+    }
+    return text;
+  }
+
+ private:
+  std::vector<form> forms_;
+  std::map<std::string, std::string> notes_;
+};
+
+/// The command line as CLI11 leaves it: options bound to opt where CLI11 checks the value
+/// itself, the others as text for the grammars and for the rules between options.
+struct command_line {
+  CLI::App app{"", "cured-bench"};
   options opt;
+  std::string impl, steps, sizes, types, ops, mode = "both", format{format_name(opt.fmt)},
+      data{data_name(opt.data)}, seed, axes, segments;
+  std::array<std::string, 3> report_paths;  ///< --json, --csv, --md
+  std::vector<std::string> shapes;          ///< every --shape
+  std::string size_arg, step_arg;           ///< the seeds' form: N and STEP
+  int threads = 0;                          ///< the seeds' form: THREADS
+
+  command_line();
+  bool given(const std::string& name) const { return app.count(name) > 0; }
+};
+
+constexpr std::array<options::format, 3> report_formats = {options::format::json, options::format::csv,
+                                                            options::format::md};
+
+command_line::command_line() {
+  app.description(
+      "Times every selected reduction over every size, type and op, cold (L2 flushed) and hot, checks each "
+      "result against an exact reference, and reports time, GB/s, % of the device's measured read ceiling and "
+      "of its theoretical peak, and speedups over step1 and CUB. Axis workloads (reductions along axes of an "
+      "N-D array) and segmented workloads (one result per segment of an array) report GB/s over the bytes "
+      "read and written, and % of the floor's GB/s measured in the same run. The seeds' form times size N with "
+      "ladder step STEP (default 1) and THREADS per block beside cub, thrust and cpu.");
+  app.footer("exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong, 2 for bad "
+             "arguments.");
+  app.formatter(std::make_shared<help_formatter>(
+      std::vector<help_formatter::form>{
+          {"[options]", ""},
+          {"--shape SHAPES --axes AXES [options]", "axis workloads"},
+          {"--axes-grid [options]", "the default axis grid"},
+          {"--segments DISTS [options]", "segmented workloads"},
+          {"--segments-grid [options]", "the default segment grid"},
+          {"N [STEP [THREADS]]", "the seeds' form"}},
+      std::map<std::string, std::string>{
+          {axis_group,
+           "With them, --impl takes cured (the library's asynchronous axis call), cub "
+           "(cub::DeviceSegmentedReduce over the rows: shapes whose reduced axes are the trailing ones only) and "
+           "floor (a kernel that reads the input and writes the output's bytes) [default: all]; --ops takes " +
+               joined(axis_op_names_in_order) +
+               ", or all [default: sum]. Sums write the accumulator: int32 into int64, uint32 into uint64, half "
+               "into float; exact_sum the correctly rounded sum, floating types, no cub rows; argmin and argmax "
+               "int64 indices."},
+          {segment_group,
+           "With them, --sizes defaults to 2^24,2^28; --impl takes cured (the library's asynchronous segmented "
+           "call), cured-pairs (the same segments as begin and end pairs), cub (cub::DeviceSegmentedReduce over "
+           "the offsets) and floor (a kernel that reads the values and the offsets and writes the output's "
+           "bytes) [default: cured,cub,floor]; --ops takes " +
+               joined(segment_op_names_in_order) +
+               ", or all [default: sum]. Outputs as with axis workloads; argmin and argmax give the index within "
+               "the segment, -1 for an empty one."}}));
+  // -h and --help are a flag like --list: main prints usage().
+  app.set_help_flag();
+  app.option_defaults()
+      ->group(general_group)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->disable_flag_override();
+
+  const CLI::Validator needs_value(
+      [](std::string& v) { return v.empty() ? std::string("needs a value") : std::string(); }, "");
+  // Whole numbers are decimal: CLI11 would read 010 as octal. (A transform runs before the checks.)
+  const CLI::Validator decimal(
+      [](std::string& v) {
+        if (v.empty()) return std::string("needs a value");
+        if (!all_digits(v)) return quote(v) + " is not a whole number";
+        v.erase(0, std::min(v.find_first_not_of('0'), v.size() - 1));
+        return std::string();
+      },
+      "");
+  const CLI::Validator block_size(
+      [](std::string& v) {
+        const auto b = parse_whole<std::int64_t>(v);
+        return b && *b >= 32 && *b <= 1024 && (*b & (*b - 1)) == 0 ? std::string()
+                                                                    : v + " is not a power of two from 32 to 1024";
+      },
+      "");
+  // (no description: a message that a value is missing names the option's meta name alone)
+  const auto one_of = [](auto names) { return CLI::IsMember(std::move(names)).description(""); };
+  const auto valued = [&](const std::string& name, auto& value, const std::string& meta, const std::string& what) {
+    return app.add_option(name, value, what)->option_text(meta)->type_name(meta)->check(needs_value);
+  };
+  const auto names_of = [](const auto& names) { return std::vector<std::string>(names.begin(), names.end()); };
+
+  valued("--impl", impl, "LIST",
+         "implementations: step1..step10, cured, cured-blocking, cub, cublas (the dot op), thrust, cpu, cpu-mt, "
+         "floor (a kernel that only reads the input: no reduction, no result; the least time any one-launch "
+         "reduction can take), or the groups ladder (every step of --steps) and all")
+      ->default_str("all");
+  valued("--steps", steps, "LIST",
+         "ladder steps to run, e.g. 1,3,5-7: added to --impl's list, and what the groups ladder and all stand "
+         "for")
+      ->default_str("1-10");
+  valued("--block", opt.block, "N", "threads per block for the ladder steps: 32, 64, ..., 1024")
+      ->transform(decimal)
+      ->check(block_size)
+      ->capture_default_str();
+  valued("--sizes", sizes, "LIST",
+         "element counts: 1048576, 2^20, 1e6, 1M (10^6), 1Mi (2^20), 4000x4000, and ranges 2^10..2^20 (every "
+         "power of two between)")
+      ->default_str("2^14,1000x1000,4000x4000,11000x11000");
+  app.add_flag("--sweep", opt.sweep, "the full sweep: 2^10..2^30 and 1000x1000..11000x11000");
+  valued("--types", types, "LIST", joined(type_list) + ", or all")->default_str("float,int32");
+  valued("--ops", ops, "LIST",
+         joined(op_names_in_order) +
+             ", or all. exact_sum: cured's correctly rounded sum, floating types; rows for cured, cured-blocking "
+             "and cpu only. exact_dot and dot: the dot product of the input's two halves, exact (cured) and in "
+             "floating point (cub's fused TransformReduce, cublas's Sdot/Ddot)")
+      ->default_str("sum");
+  valued("--data", data, "FAMILY",
+         "the inputs: exact (small integers: every sum exact), normal (N(0,1) values), spread (random exponents "
+         "over the type's whole range), cancel (uniform in [-1,1)), boundary (an exact sum on a rounding tie "
+         "under cancellation) or subnormal; all but exact take the floating types, and default to --types "
+         "float,double")
+      ->check(one_of(names_of(data_list)))
+      ->capture_default_str();
+  valued("--mode", mode, "MODE", "cold, hot or both")
+      ->check(one_of(std::vector<std::string>{"cold", "hot", "both"}))
+      ->capture_default_str();
+  valued("--samples", opt.samples, "N", "timed samples per measurement")
+      ->transform(decimal)
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()).description(""))
+      ->default_str("automatic");
+  valued("--device", opt.device, "N", "CUDA device")
+      ->transform(decimal)
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""))
+      ->capture_default_str();
+  std::vector<std::string> formats;
+  for (auto f : {options::format::table, options::format::csv, options::format::json, options::format::md})
+    formats.emplace_back(format_name(f));
+  valued("--format", format, "FMT",
+         "table, csv, json or md. A table on stdout shows each row as it is measured; the progress and the time "
+         "left go to stderr")
+      ->check(one_of(formats))
+      ->capture_default_str();
+  valued("--out", opt.out, "FILE", "write the report to FILE instead of stdout");
+  valued("--json", report_paths[0], "FILE", "also write the report as JSON to FILE");
+  valued("--csv", report_paths[1], "FILE", "also write the report as CSV to FILE");
+  valued("--md", report_paths[2], "FILE",
+         "also write the report as markdown to FILE. --json, --csv and --md go together in one run, each to a "
+         "file of its own; every report file is opened before the run starts");
+  valued("--seed", seed, "N",
+         "seed of the random inputs, for reproducible runs: a 64-bit unsigned number, decimal or 0x hex")
+      ->default_str("fresh");
+  app.add_flag("--list", opt.list, "list the implementations, types and ops, then exit");
+  app.add_flag("--version", opt.version, "print the versions of cured-bench, CUDA and CCCL, then exit");
+  app.add_flag("-h,--help", opt.help, "show this text, then exit");
+
+  valued("--shape", shapes, "SHAPES",
+         "contiguous row-major arrays to reduce: extents joined by 'x', outermost first, rank 1 to 8 "
+         "(4096x1024, 64x4096x64, 8x2^20x8); several separated by ';' or spaces (\"4096x1024;1024x4096\"), and "
+         "--shape may be given again (every shape is kept)")
+      ->group(axis_group)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  valued("--axes", axes, "AXES", "the axes each shape is reduced along: 1, 0,2, -1 (from the last)")
+      ->group(axis_group);
+  app.add_flag("--axes-grid", opt.axes_grid,
+               "the default grid: rows x cols of 2^20, 2^24 and 2^28 elements, rows 1, 4, 16, ... up to half of "
+               "them, along axis 1 and along axis 0; then 64x4096x64, 1024x256x256, 8x2^20x8 and 4096x64x256 "
+               "along axis 1")
+      ->group(axis_group);
+
+  valued("--segments", segments, "DISTS",
+         "how the segments' lengths are drawn, separated by ',' or ';': uniform:L (every segment L values, the "
+         "last one the remainder; L a size: uniform:4, uniform:2^20), powerlaw (floor(2^(20u)) for u uniform in "
+         "[0,1): 1 to below 2^20, the last one clipped), onebig (one segment of n/2 in the middle, the others of "
+         "4), empty-mixed (a third empty, the others 1..200 long); drawn from the run's seed (--seed)")
+      ->group(segment_group);
+  app.add_flag("--segments-grid", opt.segments_grid,
+               "uniform:1, uniform:4, uniform:16, ... uniform:4^14 (lengths above n left out), powerlaw, onebig "
+               "and empty-mixed")
+      ->group(segment_group);
+
+  // The seeds' form N [STEP [THREADS]] (the usage forms show it; help_formatter lists no positional).
+  app.add_option("N", size_arg);
+  app.add_option("STEP", step_arg);
+  app.add_option("THREADS", threads)->transform(decimal)->check(block_size);
+}
+
+}  // namespace
+
+options parse_options(int argc, const char* const* argv) {
+  command_line cl;
+  // CLI11 takes "--opt=" as "--opt", whose value would be the next argument.
+  for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.size() <= 3 || !arg.starts_with("--") || !arg.ends_with('=')) continue;
+    const std::string name(arg.substr(0, arg.size() - 1));
+    const CLI::Option* o = cl.app.get_option_no_throw(name);
+    if (o != nullptr && o->get_type_size() != 0) throw parse_error(name + ": needs a value");
+  }
+  try {
+    cl.app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw parse_error(e.what());
+  }
+
+  options& opt = cl.opt;
   std::optional<std::string> impl_list_arg;
   std::optional<std::vector<int>> steps_arg;
   std::optional<std::vector<std::int64_t>> sizes_arg;
@@ -562,105 +843,52 @@ options parse_options(int argc, const char* const* argv) {
   std::vector<std::vector<std::int64_t>> shapes;  // every --shape, in order
   std::optional<std::vector<int>> axes_arg;
   std::optional<std::vector<segment_distribution>> segments_arg;
-  bool block_given = false, types_given = false;
-  std::vector<std::string_view> positional;
-  bool only_positional = false;
+  const bool block_given = cl.given("--block"), types_given = cl.given("--types");
+  std::vector<std::string> positional;
+  if (cl.given("N")) positional.push_back(cl.size_arg);
+  if (cl.given("STEP")) positional.push_back(cl.step_arg);
+  if (cl.given("THREADS")) positional.push_back(std::to_string(cl.threads));
 
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (only_positional || arg.empty() || arg.front() != '-' || arg == "-") {
-      positional.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      only_positional = true;
-      continue;
-    }
-    if (arg == "-h") {
-      opt.help = true;
-      continue;
-    }
-    if (!arg.starts_with("--")) throw parse_error("unknown option " + quoted(arg) + " (see --help)");
-    const auto eq = arg.find('=');
-    const std::string_view name = arg.substr(2, eq == std::string_view::npos ? std::string_view::npos : eq - 2);
-    const std::string option = "--" + std::string(name);
-    if (is_flag(name)) {
-      if (eq != std::string_view::npos) throw parse_error("option " + quoted(option) + " takes no value");
-      (name == "list"        ? opt.list
-       : name == "help"      ? opt.help
-       : name == "version"   ? opt.version
-       : name == "sweep"     ? opt.sweep
-       : name == "axes-grid" ? opt.axes_grid
-                             : opt.segments_grid) = true;
-      continue;
-    }
-    if (!takes_value(name)) throw parse_error("unknown option " + quoted(option) + " (see --help)");
-    std::string_view value;
-    if (eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-    } else {
-      if (i + 1 >= argc) throw parse_error("option " + quoted(option) + " needs a value");
-      value = argv[++i];
-    }
-    if (value.empty()) throw parse_error("option " + quoted(option) + " needs a value");
-
-    if (name == "impl") {
-      std::vector<std::string_view> known(impl_list.begin(), impl_list.end());
-      known.push_back("ladder");
-      parse_names(value, known, "implementation");  // validates now; expanded after --steps is known
-      impl_list_arg = std::string(value);
-    } else if (name == "steps") {
-      steps_arg = parse_steps(value);
-    } else if (name == "block") {
-      opt.block = parse_block(value);
-      block_given = true;
-    } else if (name == "sizes") {
-      sizes_arg = parse_sizes(value);
-    } else if (name == "types") {
-      opt.types = parse_names(value, type_list, "type");
-      types_given = true;
-    } else if (name == "ops") {
-      opt.ops = parse_names(value, op_names_in_order, "op");
-      ops_arg = std::string(value);
-    } else if (name == "mode") {
-      if (value == "cold" || value == "hot" || value == "both") {
-        opt.cold = value != "hot";
-        opt.hot = value != "cold";
-      } else {
-        throw parse_error("unknown mode " + quoted(value) + " (cold, hot or both)");
-      }
-    } else if (name == "samples") {
-      opt.samples = parse_count(value, option, 1);
-    } else if (name == "device") {
-      opt.device = parse_count(value, option, 0);
-    } else if (name == "format") {
-      opt.fmt = parse_format(value);
-    } else if (name == "data") {
-      opt.data = parse_data(value);
-    } else if (name == "out") {
-      opt.out = std::string(value);
-    } else if (name == "json" || name == "csv" || name == "md") {
-      const options::format f = parse_format(name);
-      std::erase_if(opt.reports, [&](const options::report_file& r) { return r.fmt == f; });
-      opt.reports.push_back({f, std::string(value)});
-    } else if (name == "seed") {
-      opt.seed = parse_seed(value);
-      opt.seed_given = true;
-    } else if (name == "shape") {
-      for (auto& shape : parse_shapes(value)) shapes.push_back(std::move(shape));
-    } else if (name == "axes") {
-      axes_arg = parse_axes(value);
-    } else if (name == "segments") {
-      segments_arg = parse_distributions(value);
-    }
+  if (cl.given("--impl")) {
+    std::vector<std::string_view> known(impl_list.begin(), impl_list.end());
+    known.push_back("ladder");
+    parse_names(cl.impl, known, "implementation");  // validates now; expanded after --steps is known
+    impl_list_arg = cl.impl;
   }
+  if (cl.given("--steps")) steps_arg = parse_steps(cl.steps);
+  if (cl.given("--sizes")) sizes_arg = parse_sizes(cl.sizes);
+  if (types_given) opt.types = parse_names(cl.types, type_list, "type");
+  if (cl.given("--ops")) {
+    opt.ops = parse_names(cl.ops, op_names_in_order, "op");
+    ops_arg = cl.ops;
+  }
+  opt.cold = cl.mode != "hot";
+  opt.hot = cl.mode != "cold";
+  for (auto f : {options::format::table, options::format::csv, options::format::json, options::format::md})
+    if (cl.format == format_name(f)) opt.fmt = f;
+  opt.data = data_family(std::find(data_list.begin(), data_list.end(), cl.data) - data_list.begin());
+  // --json, --csv and --md: one report each, in the order of their last values.
+  for (const CLI::Option* o : cl.app.parse_order())
+    for (std::size_t i = 0; i < report_formats.size(); ++i)
+      if (o->get_name() == "--" + std::string(format_name(report_formats[i]))) {
+        std::erase_if(opt.reports, [&](const options::report_file& r) { return r.fmt == report_formats[i]; });
+        opt.reports.push_back({report_formats[i], cl.report_paths[i]});
+      }
+  if (cl.given("--seed")) {
+    opt.seed = parse_seed(cl.seed);
+    opt.seed_given = true;
+  }
+  for (const auto& list : cl.shapes)
+    for (auto& shape : parse_shapes(list)) shapes.push_back(std::move(shape));
+  if (cl.given("--axes")) axes_arg = parse_axes(cl.axes);
+  if (cl.given("--segments")) segments_arg = parse_distributions(cl.segments);
 
   // Each report its own file: two streams on one path would interleave.
   std::vector<std::string_view> paths;
   if (!opt.out.empty()) paths.push_back(opt.out);
   for (const auto& r : opt.reports) {
     if (std::find(paths.begin(), paths.end(), r.path) != paths.end())
-      throw parse_error("report file " + quoted(r.path) + " given twice (--out, --json, --csv, --md: a file each)");
+      throw parse_error("report file " + quote(r.path) + " given twice (--out, --json, --csv, --md: a file each)");
     paths.push_back(r.path);
   }
 
@@ -680,7 +908,7 @@ options parse_options(int argc, const char* const* argv) {
     if (block_given) not_with("--block");
     if (opt.sweep) not_with("--sweep");
     if (!positional.empty())
-      throw parse_error("unexpected argument " + quoted(positional[0]) +
+      throw parse_error("unexpected argument " + quote(positional[0]) +
                         " (the positional form N [STEP [THREADS]] does not apply with " + mode + "; sizes go to --sizes)");
     if (opt.data != data_family::exact)
       throw parse_error("--data " + std::string(data_name(opt.data)) + " does not apply with " + mode +
@@ -715,7 +943,7 @@ options parse_options(int argc, const char* const* argv) {
     if (block_given) not_with("--block");
     if (opt.sweep) not_with("--sweep");
     if (!positional.empty())
-      throw parse_error("unexpected argument " + quoted(positional[0]) + " (the positional form N [STEP [THREADS]] does not apply with " +
+      throw parse_error("unexpected argument " + quote(positional[0]) + " (the positional form N [STEP [THREADS]] does not apply with " +
                         mode + ")");
     if (opt.data != data_family::exact)
       throw parse_error("--data " + std::string(data_name(opt.data)) + " does not apply with " + mode +
@@ -737,22 +965,20 @@ options parse_options(int argc, const char* const* argv) {
 
   // The seeds' positional form: N [STEP [THREADS]].
   std::optional<int> positional_step;
-  if (positional.size() > 3)
-    throw parse_error("unexpected argument " + quoted(positional[3]) + " (the positional form is N [STEP [THREADS]])");
   if (!positional.empty()) {
     opt.seed_positional = true;
-    if (sizes_arg) throw parse_error("size " + quoted(positional[0]) + " given both as an argument and with --sizes");
-    if (opt.sweep) throw parse_error("size " + quoted(positional[0]) + " given beside --sweep, which runs its own sizes");
+    if (sizes_arg) throw parse_error("size " + quote(positional[0]) + " given both as an argument and with --sizes");
+    if (opt.sweep) throw parse_error("size " + quote(positional[0]) + " given beside --sweep, which runs its own sizes");
     sizes_arg = std::vector<std::int64_t>{parse_size(positional[0])};
     if (positional.size() >= 2) {
       if (impl_list_arg || steps_arg)
-        throw parse_error("step " + quoted(positional[1]) + " given both as an argument and with --impl or --steps");
+        throw parse_error("step " + quote(positional[1]) + " given both as an argument and with --impl or --steps");
       positional_step = parse_step(positional[1]);
     }
     if (positional.size() >= 3) {
       if (block_given)
-        throw parse_error("block size " + quoted(positional[2]) + " given both as an argument and with --block");
-      opt.block = parse_block(positional[2]);
+        throw parse_error("block size " + quote(positional[2]) + " given both as an argument and with --block");
+      opt.block = cl.threads;
     }
     if (!impl_list_arg && !steps_arg) {
       // The seeds compared one kernel (step 1 unless given) with Thrust and the CPU; CUB is the reference.
@@ -768,7 +994,7 @@ options parse_options(int argc, const char* const* argv) {
   } else {
     for (const auto& t : opt.types)
       if (!floating_type(t))
-        throw parse_error("type " + quoted(t) + " has no " + std::string(data_name(opt.data)) +
+        throw parse_error("type " + quote(t) + " has no " + std::string(data_name(opt.data)) +
                           " data (--data other than exact takes the floating types: float, double, half, bfloat16)");
   }
   if (opt.ops.empty()) opt.ops = {"sum"};
@@ -786,7 +1012,7 @@ options parse_options(int argc, const char* const* argv) {
       continue;
     }
     if (item == segments_only_impl)
-      throw parse_error("implementation " + quoted(item) + " applies to segmented workloads only (--segments)");
+      throw parse_error("implementation " + quote(item) + " applies to segmented workloads only (--segments)");
     chosen[std::size_t(std::find(impl_list.begin(), impl_list.end(), item) - impl_list.begin())] = true;
   }
   if (steps_arg) {
@@ -802,122 +1028,10 @@ options parse_options(int argc, const char* const* argv) {
   return opt;
 }
 
+
 std::string usage() {
-  std::string text = R"(usage: cured-bench [options]
-       cured-bench --shape SHAPES --axes AXES [options]   axis workloads
-       cured-bench --axes-grid [options]                  the default axis grid
-       cured-bench --segments DISTS [options]             segmented workloads
-       cured-bench --segments-grid [options]              the default segment grid
-       cured-bench N [STEP [THREADS]]     the seeds' form: size N, ladder step STEP (default 1)
-                                          and THREADS per block, beside cub, thrust and cpu
-
-Times every selected reduction over every size, type and op, cold (L2 flushed) and hot,
-checks each result against an exact reference, and reports time, GB/s, % of the device's
-measured read ceiling and of its theoretical peak, and speedups over step1 and CUB.
-Axis workloads (reductions along axes of an N-D array) and segmented workloads (one result
-per segment of an array) report GB/s over the bytes read and written, and % of the floor's
-GB/s measured in the same run.
-
-options (--opt VALUE or --opt=VALUE; lists are comma-separated):
-  --impl LIST      implementations: step1..step10, cured, cured-blocking, cub, cublas (the
-                   dot op), thrust, cpu, cpu-mt,
-                   floor (a kernel that only reads the input: no reduction, no result;
-                   the least time any one-launch reduction can take), or the groups
-                   ladder (every step of --steps) and all                 [all]
-  --steps LIST     ladder steps to run, e.g. 1,3,5-7: added to --impl's list, and
-                   what the groups ladder and all stand for               [1-10]
-  --block N        threads per block for the ladder: 32, 64, ..., 1024    [256]
-  --sizes LIST     element counts: 1048576, 2^20, 1e6, 1M (10^6), 1Mi (2^20),
-                   4000x4000, and ranges 2^10..2^20 (every power of two between)
-                   [2^14,1000x1000,4000x4000,11000x11000]
-  --sweep          the full sweep: 2^10 .. 2^30 and 1000x1000 .. 11000x11000
-  --types LIST     @TYPES@, or all@TYPES_PAD@[float,int32]
-  --ops LIST       @OPS@, or all@OPS_PAD@[sum]
-                   (exact_sum: cured's correctly rounded sum, floating types;
-                   rows for cured, cured-blocking and cpu only; exact_dot and
-                   dot: the dot product of the input's two halves, exact
-                   (cured) and in floating point (cub's fused TransformReduce,
-                   cublas's Sdot/Ddot))
-  --data FAMILY    the inputs: exact (small integers: every sum exact),
-                   normal (N(0,1) values), spread (random exponents over the
-                   type's whole range), cancel (uniform in [-1,1)), boundary
-                   (an exact sum on a rounding tie under cancellation) or
-                   subnormal; all but exact take the floating types,
-                   and default to --types float,double               [exact]
-  --mode MODE      cold, hot or both                                      [both]
-  --samples N      timed samples per measurement (default: automatic)
-  --device N       CUDA device                                            [0]
-  --format FMT     table, csv, json or md                                 [table]
-  --out FILE       write the report to FILE instead of stdout
-  --json FILE, --csv FILE, --md FILE
-                   also write the report as JSON, CSV or markdown to FILE (any
-                   of them in one run); every report file is opened before the
-                   run starts. A table on stdout shows each row as it is
-                   measured, the progress and the time left go to stderr
-  --seed N         seed of the random inputs, for reproducible runs       [fresh]
-  --list           list the implementations, types and ops, then exit
-  --version        print the versions of cured-bench, CUDA and CCCL, then exit
-  -h, --help       show this text, then exit
-
-axis workloads (instead of --sizes; --steps, --block and other --data do not apply):
-  --shape SHAPES   contiguous row-major arrays to reduce: extents joined by 'x',
-                   outermost first, rank 1 to 8 (4096x1024, 64x4096x64, 8x2^20x8);
-                   several separated by ';' or spaces ("4096x1024;1024x4096"),
-                   and --shape may be given again (every shape is kept)
-  --axes AXES      the axes each shape is reduced along: 1, 0,2, -1 (from the last)
-  --axes-grid      the default grid: rows x cols of 2^20, 2^24 and 2^28 elements,
-                   rows 1, 4, 16, ... up to half of them, along axis 1 and along
-                   axis 0; then 64x4096x64, 1024x256x256, 8x2^20x8 and
-                   4096x64x256 along axis 1
-  with them, --impl takes cured (the library's asynchronous axis call), cub
-                   (cub::DeviceSegmentedReduce over the rows: shapes whose reduced
-                   axes are the trailing ones only) and floor (a kernel that
-                   reads the input and writes the output's bytes)         [all]
-  and --ops takes  @AXIS_OPS@, or all@AXIS_OPS_PAD@[sum]
-                   (sums write the accumulator: int32 into int64, uint32 into
-                   uint64, half into float; exact_sum the correctly rounded sum,
-                   floating types, no cub rows; argmin and argmax int64 indices)
-
-segmented workloads (the values of --sizes cut into segments by int64 offsets; --steps,
---block and other --data do not apply):
-  --segments DISTS how the segments' lengths are drawn, separated by ',' or ';':
-                   uniform:L (every segment L values, the last one the remainder; L a
-                   size: uniform:4, uniform:2^20), powerlaw (floor(2^(20u)) for u uniform
-                   in [0,1): 1 to below 2^20, the last one clipped), onebig (one segment
-                   of n/2 in the middle, the others of 4), empty-mixed (a third empty,
-                   the others 1 .. 200 long); drawn from the run's seed (--seed)
-  --segments-grid  uniform:1, uniform:4, uniform:16, ... uniform:4^14 (lengths above n
-                   left out), powerlaw, onebig and empty-mixed
-  with them, --sizes defaults to 2^24,2^28; --impl takes cured (the library's asynchronous
-                   segmented call), cured-pairs (the same segments as begin and end
-                   pairs), cub (cub::DeviceSegmentedReduce over the offsets) and
-                   floor (a kernel that reads the values and the offsets and writes the
-                   output's bytes)                          [cured,cub,floor]
-  and --ops takes  @SEGMENT_OPS@, or all@SEGMENT_OPS_PAD@[sum]
-                   (outputs as with axis workloads; argmin and argmax give the index
-                   within the segment, -1 for an empty one)
-
-exit status: 0 when every result checked ok (or was skipped), 1 when one was wrong,
-2 for bad arguments.
-)";
-  // The lists of types and ops come from their tables, padded to the defaults' column.
-  const auto fill = [&](const std::string& key, const std::string& pad_key, const auto& names) {
-    std::string list;
-    for (const auto& n : names) {
-      if (!list.empty()) list += ' ';
-      list += n;
-    }
-    std::size_t at = text.find(key);
-    text = text.substr(0, at) + list + text.substr(at + key.size());
-    at = text.find(pad_key);
-    const std::size_t used = at - (text.rfind('\n', at) + 1), column = 74;
-    text = text.substr(0, at) + std::string(used < column ? column - used : 1, ' ') + text.substr(at + pad_key.size());
-  };
-  fill("@TYPES@", "@TYPES_PAD@", type_list);
-  fill("@OPS@", "@OPS_PAD@", op_names_in_order);
-  fill("@AXIS_OPS@", "@AXIS_OPS_PAD@", axis_op_names_in_order);
-  fill("@SEGMENT_OPS@", "@SEGMENT_OPS_PAD@", segment_op_names_in_order);
-  return text;
+  const command_line cl;
+  return cl.app.help();
 }
 
 }  // namespace cured::bench

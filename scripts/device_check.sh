@@ -38,19 +38,22 @@
 #                                   # sums and max through each walk of segments_kernel, the mean's
 #                                   # marked, times, % of the floor, same results as the chunks
 #
+# DEVICE_OUT names the logs' folder (default device-out), so that modes can run side by side on
+# different GPUs (CUDA_VISIBLE_DEVICES); DEVICE_SKIP_BUILD=1 skips the configure and build (one
+# build shared by such runs).
 # SANITIZE_TOOLS and SANITIZE_SUITES narrow the sanitize mode (default: every tool, the suites
 # ladder library exact axes segments statistics). AXES_TYPES narrows the axes mode (default: float int32 half double),
 # SEG_TYPES the segments mode (default: float int32 double).
 set -uo pipefail
 mode=${1:-all}
-out=device-out
+out=${DEVICE_OUT:-device-out}
 mkdir -p "$out"
 build=build/device
 summary=()
 note() { summary+=("$1"); }
 
 mkdir -p "$build"
-if [[ $mode != walks && $mode != pip ]]; then  # (the probe is built alone, below; pip builds its own)
+if [[ $mode != walks && $mode != pip && ${DEVICE_SKIP_BUILD:-0} != 1 ]]; then  # (the probe is built alone, below; pip builds its own)
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
   targets=()
   [[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only

@@ -713,8 +713,29 @@ command_line::command_line() {
                                                                     : v + " is not a power of two from 32 to 1024";
       },
       "");
-  // (no description: a message that a value is missing names the option's meta name alone)
-  const auto one_of = [](auto names) { return CLI::IsMember(std::move(names)).description(""); };
+  // The checks' messages are cured-bench's own, the same under every CLI11 version. (No
+  // description: a message that a value is missing names the option's meta name alone.)
+  const auto one_of = [](std::vector<std::string> names) {
+    return CLI::Validator(
+        [names](std::string& v) {
+          if (std::find(names.begin(), names.end(), v) != names.end()) return std::string();
+          std::string list;
+          for (const std::string& n : names) list += (list.empty() ? "" : ",") + n;
+          return v + " not in {" + list + "}";
+        },
+        "");
+  };
+  const auto at_least = [](int lo) {
+    return CLI::Validator(
+        [lo](std::string& v) {
+          const auto n = parse_whole<std::int64_t>(v);
+          return n && *n >= lo && *n <= std::numeric_limits<int>::max()
+                     ? std::string()
+                     : "Value " + v + " not in range " + std::to_string(lo) + " to " +
+                           std::to_string(std::numeric_limits<int>::max());
+        },
+        "");
+  };
   const auto valued = [&](const std::string& name, auto& value, const std::string& meta, const std::string& what) {
     return app.add_option(name, value, what)->option_text(meta)->type_name(meta)->check(needs_value);
   };
@@ -757,11 +778,11 @@ command_line::command_line() {
       ->capture_default_str();
   valued("--samples", opt.samples, "N", "timed samples per measurement")
       ->transform(decimal)
-      ->check(CLI::Range(1, std::numeric_limits<int>::max()).description(""))
+      ->check(at_least(1))
       ->default_str("automatic");
   valued("--device", opt.device, "N", "CUDA device")
       ->transform(decimal)
-      ->check(CLI::Range(0, std::numeric_limits<int>::max()).description(""))
+      ->check(at_least(0))
       ->capture_default_str();
   std::vector<std::string> formats;
   for (auto f : {options::format::table, options::format::csv, options::format::json, options::format::md})
@@ -832,7 +853,11 @@ options parse_options(int argc, const char* const* argv) {
   try {
     cl.app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throw parse_error(e.what());
+    const std::string what = e.what();
+    // CLI11 says of a flag given a value (--sweep=0): "sweep was given a disallowed flag override".
+    if (const auto at = what.find(" was given a disallowed flag override"); at != std::string::npos)
+      throw parse_error("--" + what.substr(0, at) + " is a flag: it takes no value");
+    throw parse_error(what);
   }
 
   options& opt = cl.opt;

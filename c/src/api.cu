@@ -342,14 +342,17 @@ cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes
     const auto s = static_cast<cudaStream_t>(stream);
     const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
-    switch (op) {
-      case CURED_SUM: return axis_sum(*in, along, *out, w, s);
-      case CURED_MIN:
-      case CURED_MAX: return axis_extremum(op == CURED_MAX, *in, along, *out, w, s);
-      case CURED_ARGMIN:
-      case CURED_ARGMAX: return axis_arg(op == CURED_ARGMAX, *in, along, *out, values, w, s);
-      default: return axis_exact(*in, along, *out, w, s);
-    }
+    with_shard(in->dtype, [&](auto shard) {
+      constexpr int K = decltype(shard)::value;
+      switch (op) {
+        case CURED_SUM: return axis_sum<K>(*in, along, *out, w, s);
+        case CURED_MIN:
+        case CURED_MAX: return axis_extremum<K>(op == CURED_MAX, *in, along, *out, w, s);
+        case CURED_ARGMIN:
+        case CURED_ARGMAX: return axis_arg<K>(op == CURED_ARGMAX, *in, along, *out, values, w, s);
+        default: return axis_exact<K>(*in, along, *out, w, s);
+      }
+    });
   });
 }
 
@@ -362,14 +365,17 @@ cured_status cured_segment_reduce(int32_t op, const cured_array* values, const i
     check_output_type(op, values->dtype, *out, family::segments);
     const current_device_guard caller_device;
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
-    switch (op) {
-      case CURED_SUM: return segment_sum(c, values->dtype, *out);
-      case CURED_MIN:
-      case CURED_MAX: return segment_extremum(op == CURED_MAX, c, values->dtype, *out);
-      case CURED_ARGMIN:
-      case CURED_ARGMAX: return segment_arg(op == CURED_ARGMAX, c, values->dtype, *out);
-      default: return segment_exact(c, values->dtype, *out);
-    }
+    with_shard(values->dtype, [&](auto shard) {
+      constexpr int K = decltype(shard)::value;
+      switch (op) {
+        case CURED_SUM: return segment_sum<K>(c, values->dtype, *out);
+        case CURED_MIN:
+        case CURED_MAX: return segment_extremum<K>(op == CURED_MAX, c, values->dtype, *out);
+        case CURED_ARGMIN:
+        case CURED_ARGMAX: return segment_arg<K>(op == CURED_ARGMAX, c, values->dtype, *out);
+        default: return segment_exact<K>(c, values->dtype, *out);
+      }
+    });
   });
 }
 
@@ -398,16 +404,19 @@ cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, co
     const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
     const statistic_call st{statistic, param, second};
-    switch (statistic) {
-      case CURED_MEAN:
-      case CURED_VAR:
-      case CURED_STD:
-      case CURED_VAR_MEAN:
-      case CURED_STD_MEAN: return axis_moments(st, *in, along, *out, w, s);
-      case CURED_VECTOR_NORM:
-      case CURED_LOGSUMEXP: return axis_norms(st, *in, along, *out, w, s);
-      default: return axis_counts(st, *in, along, *out, w, s);
-    }
+    with_shard(in->dtype, [&](auto shard) {
+      constexpr int K = decltype(shard)::value;
+      switch (statistic) {
+        case CURED_MEAN:
+        case CURED_VAR:
+        case CURED_STD:
+        case CURED_VAR_MEAN:
+        case CURED_STD_MEAN: return axis_moments<K>(st, *in, along, *out, w, s);
+        case CURED_VECTOR_NORM:
+        case CURED_LOGSUMEXP: return axis_norms<K>(st, *in, along, *out, w, s);
+        default: return axis_counts<K>(st, *in, along, *out, w, s);
+      }
+    });
   });
 }
 
@@ -421,8 +430,11 @@ cured_status cured_segment_statistic(int32_t statistic, const cured_array* value
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     const statistic_call st{statistic, param, second};
     const std::int32_t result = statistic_rows[statistic].result;
-    if (result == CURED_RESULT_MOMENT) return segment_floating_statistic(st, c, values->dtype, *out);
-    return segment_counts(st, c, values->dtype, *out);
+    with_shard(values->dtype, [&](auto shard) {
+      constexpr int K = decltype(shard)::value;
+      if (result == CURED_RESULT_MOMENT) return segment_floating_statistic<K>(st, c, values->dtype, *out);
+      segment_counts<K>(st, c, values->dtype, *out);
+    });
   });
 }
 

@@ -5,6 +5,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void axis_arg(bool max, const cured_array& in, const axes& along, const cured_array& out, const cured_array* values,
               workspace& ws, cudaStream_t s) {
   with_element(in.dtype, [&](auto t) {
@@ -19,5 +20,8 @@ void axis_arg(bool max, const cured_array& in, const axes& along, const cured_ar
     }
   });
 }
+
+template void axis_arg<CURED_C_SHARD>(bool, const cured_array&, const axes&, const cured_array&, const cured_array*,
+                                      workspace&, cudaStream_t);
 
 }  // namespace cured::capi

@@ -6,6 +6,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void axis_counts(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                  workspace& ws, cudaStream_t s) {
   if (st.statistic == CURED_AMINMAX)
@@ -23,5 +24,8 @@ void axis_counts(const statistic_call& st, const cured_array& in, const axes& al
     }
   });
 }
+
+template void axis_counts<CURED_C_SHARD>(const statistic_call&, const cured_array&, const axes&, const cured_array&,
+                                         workspace&, cudaStream_t);
 
 }  // namespace cured::capi

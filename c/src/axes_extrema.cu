@@ -5,6 +5,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void axis_extremum(bool max, const cured_array& in, const axes& along, const cured_array& out, workspace& ws,
                    cudaStream_t s) {
   with_element(in.dtype, [&](auto t) {
@@ -15,5 +16,8 @@ void axis_extremum(bool max, const cured_array& in, const axes& along, const cur
       min_async(as_view<const T>(in), along, as_view<T>(out), ws, s);
   });
 }
+
+template void axis_extremum<CURED_C_SHARD>(bool, const cured_array&, const axes&, const cured_array&, workspace&,
+                                           cudaStream_t);
 
 }  // namespace cured::capi

@@ -6,6 +6,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void axis_moments(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                   workspace& ws, cudaStream_t s) {
   with_floating(in.dtype, "mean, var and std", [&](auto t) {
@@ -26,5 +27,8 @@ void axis_moments(const statistic_call& st, const cured_array& in, const axes& a
     }
   });
 }
+
+template void axis_moments<CURED_C_SHARD>(const statistic_call&, const cured_array&, const axes&, const cured_array&,
+                                          workspace&, cudaStream_t);
 
 }  // namespace cured::capi

@@ -5,6 +5,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                 workspace& ws, cudaStream_t s) {
   with_floating(in.dtype, "vector_norm and logsumexp", [&](auto t) {
@@ -18,5 +19,8 @@ void axis_norms(const statistic_call& st, const cured_array& in, const axes& alo
       logsumexp_async(x, along, o, ws, s);
   });
 }
+
+template void axis_norms<CURED_C_SHARD>(const statistic_call&, const cured_array&, const axes&, const cured_array&,
+                                        workspace&, cudaStream_t);
 
 }  // namespace cured::capi

@@ -6,6 +6,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void axis_sum(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s) {
   with_sum(in.dtype, out.dtype, [](std::int32_t) { return true; }, [&](auto i, auto o, auto a) {
     using In = typename decltype(i)::type;
@@ -13,5 +14,7 @@ void axis_sum(const cured_array& in, const axes& along, const cured_array& out, 
     sum_async<typename decltype(a)::type>(as_view<const In>(in), along, as_view<Out>(out), ws, s);
   });
 }
+
+template void axis_sum<CURED_C_SHARD>(const cured_array&, const axes&, const cured_array&, workspace&, cudaStream_t);
 
 }  // namespace cured::capi

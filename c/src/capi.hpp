@@ -1,7 +1,9 @@
 #pragma once
 // The C interface's internals: the tables of cured_c.h as C++ (element types as C++ types, the
-// type rules), arrays as views, and the entry points of each family, one translation unit each
-// (so the two cores of a build compile them side by side, and each kernel is instantiated once).
+// type rules), arrays as views, and the entry points of each family. Each family's translation
+// unit (axes_*.cu, segments_*.cu) is compiled once per shard of the element types, with that
+// shard's kernels only (CURED_C_SHARD, c/CMakeLists.txt): a build's cores compile the pieces side
+// by side, and each kernel is instantiated once.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -119,13 +121,61 @@ CURED_DTYPE_TABLE(CURED_ELEMENT_)
 template <std::int32_t T>
 using element_t = typename element<T>::type;
 
+// ---- shards of the element types ------------------------------------------------------------
+
+/// The shards: floating types of 4 and 8 bytes, of 2 bytes, int8 and int16, and the other
+/// integers and bool (c/CMakeLists.txt compiles the families once for each of 0 .. shard_count - 1).
+/// Four pieces of about equal compile time; each more costs every family a unit's fixed time.
+inline constexpr int shard_count = 4;
+constexpr int shard_of(std::int32_t t) {
+  if (!is_dtype(t)) return 0;  // (a family's unit of shard 0 throws for an unknown type)
+  const cured_dtype_info& row = dtype_rows[t];
+  if (row.kind == CURED_KIND_FLOATING) return row.bytes >= 4 ? 0 : 1;
+  return row.kind == CURED_KIND_SIGNED && row.bytes < 4 ? 2 : 3;
+}
+constexpr bool shards_in_range() {
+  for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t)
+    if (shard_of(t) < 0 || shard_of(t) >= shard_count) return false;
+  return true;
+}
+static_assert(shards_in_range(), "shard_of gives a shard outside 0 .. shard_count - 1");
+
+/// Calls f(std::integral_constant<int, shard_of(t)>{}): the shard whose entry points take t.
+template <int K = 0, class F>
+void with_shard(std::int32_t t, F&& f) {
+  if constexpr (K + 1 < shard_count) {
+    if (shard_of(t) != K) return with_shard<K + 1>(t, f);
+  }
+  f(std::integral_constant<int, K>{});
+}
+
+/// Whether this translation unit compiles the kernels of element type t: a family's unit those
+/// of its shard, any other unit every type.
+constexpr bool in_this_shard([[maybe_unused]] std::int32_t t) {
+#ifdef CURED_C_SHARD
+  static_assert(CURED_C_SHARD_COUNT == shard_count, "c/CMakeLists.txt's CURED_C_SHARD_COUNT is not shard_count");
+  static_assert(CURED_C_SHARD >= 0 && CURED_C_SHARD < shard_count, "CURED_C_SHARD names no shard");
+  return shard_of(t) == CURED_C_SHARD;
+#else
+  return true;
+#endif
+}
+
+/// What a family's unit throws for a type of another shard: with_shard sends none there.
+[[noreturn]] inline void wrong_shard(std::int32_t t) {
+  throw std::logic_error(std::string("cured: ") + dtype_name(t) + " sent to the wrong shard");
+}
+
 /// Calls f(tag<T>{}) with the C++ type of the elements of every type for which Takes(code) holds;
 /// otherwise throws unsupported(refusal()).
 template <class Takes, class Refusal, class F>
 void with_element_if(std::int32_t t, Takes takes, Refusal refusal, F&& f) {
   with_code(t, [&](auto code) {
-    if constexpr (takes(decltype(code)::value))
-      f(tag<element_t<decltype(code)::value>>{});
+    constexpr std::int32_t c = decltype(code)::value;
+    if constexpr (!in_this_shard(c))
+      wrong_shard(c);
+    else if constexpr (takes(c))
+      f(tag<element_t<c>>{});
     else
       throw unsupported(refusal());
   });
@@ -168,7 +218,9 @@ template <class F>
 void with_zero_class(std::int32_t t, F&& f) {
   with_code(t, [&](auto code) {
     constexpr std::int32_t c = decltype(code)::value;
-    if constexpr (is_floating(c))
+    if constexpr (!in_this_shard(c))
+      wrong_shard(c);
+    else if constexpr (is_floating(c))
       f(tag<element_t<c>>{});
     else
       f(tag<unsigned_of<sizeof(element_t<c>)>>{});
@@ -181,16 +233,21 @@ void with_zero_class(std::int32_t t, F&& f) {
 template <class Family, class F>
 void with_sum(std::int32_t in, std::int32_t out, Family family, F&& f) {
   with_code(in, [&](auto in_code) {
-    with_code(out, [&](auto out_code) {
-      constexpr std::int32_t I = decltype(in_code)::value, O = decltype(out_code)::value;
-      if constexpr (sum_provided(I, O) && family(I)) {
-        using Out = element_t<O>;
-        using Acc = std::conditional_t<O == CURED_FLOAT16 || O == CURED_BFLOAT16, float, Out>;
-        f(tag<element_t<I>>{}, tag<Out>{}, tag<Acc>{});
-      } else {
-        throw unsupported(std::string("cured: no sum of ") + dtype_name(I) + " into " + dtype_name(O));
-      }
-    });
+    constexpr std::int32_t I = decltype(in_code)::value;
+    if constexpr (!in_this_shard(I)) {
+      wrong_shard(I);
+    } else {
+      with_code(out, [&](auto out_code) {
+        constexpr std::int32_t O = decltype(out_code)::value;
+        if constexpr (sum_provided(I, O) && family(I)) {
+          using Out = element_t<O>;
+          using Acc = std::conditional_t<O == CURED_FLOAT16 || O == CURED_BFLOAT16, float, Out>;
+          f(tag<element_t<I>>{}, tag<Out>{}, tag<Acc>{});
+        } else {
+          throw unsupported(std::string("cured: no sum of ") + dtype_name(I) + " into " + dtype_name(O));
+        }
+      });
+    }
   });
 }
 
@@ -208,12 +265,18 @@ strided_view<T> as_view(const cured_array& a) {
 }
 
 // ---- the families (axes_*.cu, segments_*.cu) --------------------------------------------------
+// Each entry point is a template on the shard of its input's element type (with_shard picks it),
+// instantiated by the family's unit compiled for that shard.
 
+template <int Shard>
 void axis_sum(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s);
+template <int Shard>
 void axis_extremum(bool max, const cured_array& in, const axes& along, const cured_array& out, workspace& ws,
                    cudaStream_t s);
+template <int Shard>
 void axis_arg(bool max, const cured_array& in, const axes& along, const cured_array& out, const cured_array* values,
               workspace& ws, cudaStream_t s);
+template <int Shard>
 void axis_exact(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s);
 
 /// A segmented call: the values as a pointer and count, the offsets, and where the status goes
@@ -241,21 +304,30 @@ struct statistic_call {
 
 /// mean, var, std, var_mean, std_mean of floating elements (var and std as var_mean and std_mean
 /// without the second output: one kernel for both).
+template <int Shard>
 void axis_moments(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                   workspace& ws, cudaStream_t s);
 /// vector_norm and logsumexp of floating elements.
+template <int Shard>
 void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                 workspace& ws, cudaStream_t s);
 /// aminmax, count_nonzero, any and all of any element type.
+template <int Shard>
 void axis_counts(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                  workspace& ws, cudaStream_t s);
+template <int Shard>
 void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
                                 const cured_array& out);
+template <int Shard>
 void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out);
 
+template <int Shard>
 void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out);
+template <int Shard>
 void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out);
+template <int Shard>
 void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_array& out);
+template <int Shard>
 void segment_exact(const segment_call& c, std::int32_t in, const cured_array& out);
 
 }  // namespace cured::capi

@@ -5,6 +5,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_array& out) {
   with_segment_element(in, "argmin or argmax", [&](auto t) {
     using T = typename decltype(t)::type;
@@ -17,6 +18,7 @@ void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_a
   });
 }
 
+template <int Shard>
 void segment_exact(const segment_call& c, std::int32_t in, const cured_array& out) {
   with_floating(in, "segmented exact_sum", [&](auto t) {
     using T = typename decltype(t)::type;
@@ -26,5 +28,8 @@ void segment_exact(const segment_call& c, std::int32_t in, const cured_array& ou
     segment_run(c, [&](workspace& ws, unsigned* st) { exact_sum_async(x, c.n, seg, o, ws, c.stream, st); });
   });
 }
+
+template void segment_arg<CURED_C_SHARD>(bool, const segment_call&, std::int32_t, const cured_array&);
+template void segment_exact<CURED_C_SHARD>(const segment_call&, std::int32_t, const cured_array&);
 
 }  // namespace cured::capi

@@ -8,6 +8,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out) {
   const segments seg{c.offsets, c.count};
   if (st.statistic == CURED_AMINMAX)
@@ -30,5 +31,8 @@ void segment_counts(const statistic_call& st, const segment_call& c, std::int32_
     });
   });
 }
+
+template void segment_counts<CURED_C_SHARD>(const statistic_call&, const segment_call&, std::int32_t,
+                                            const cured_array&);
 
 }  // namespace cured::capi

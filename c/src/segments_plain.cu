@@ -5,6 +5,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out) {
   with_sum(in, out.dtype, [](std::int32_t t) { return in_segments(t); }, [&](auto i, auto o, auto a) {
     using In = typename decltype(i)::type;
@@ -18,6 +19,7 @@ void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out)
   });
 }
 
+template <int Shard>
 void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out) {
   with_segment_element(in, "min or max", [&](auto t) {
     using T = typename decltype(t)::type;
@@ -29,5 +31,8 @@ void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cu
     });
   });
 }
+
+template void segment_sum<CURED_C_SHARD>(const segment_call&, std::int32_t, const cured_array&);
+template void segment_extremum<CURED_C_SHARD>(bool, const segment_call&, std::int32_t, const cured_array&);
 
 }  // namespace cured::capi

@@ -7,6 +7,7 @@
 
 namespace cured::capi {
 
+template <int Shard>
 void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
                                 const cured_array& out) {
   with_floating(in, "segmented mean, var, std, vector_norm and logsumexp", [&](auto t) {
@@ -35,5 +36,8 @@ void segment_floating_statistic(const statistic_call& st, const segment_call& c,
     segment_run(c, enqueue);
   });
 }
+
+template void segment_floating_statistic<CURED_C_SHARD>(const statistic_call&, const segment_call&, std::int32_t,
+                                                        const cured_array&);
 
 }  // namespace cured::capi

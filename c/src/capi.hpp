@@ -3,7 +3,8 @@
 // type rules), arrays as views, and the entry points of each family. Each family's translation
 // unit (axes_*.cu, segments_*.cu) is compiled once per shard of the element types, with that
 // shard's kernels only (CURED_C_SHARD, c/CMakeLists.txt): a build's cores compile the pieces side
-// by side, and each kernel is instantiated once.
+// by side, and each kernel is instantiated once (but the counts of uint8's zeros, which int8's
+// shard needs too).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -609,12 +609,27 @@ class help_formatter final : public CLI::Formatter {
           [&](const CLI::Option* o) { return o->get_group() == group && o->nonpositional(); });
       if (group.empty() || opts.empty()) continue;
       out += '\n' + wrap(group + ":", help_width) + '\n';
-      for (const CLI::Option* o : opts) out += make_option(o, false);
+      for (const CLI::Option* o : opts) out += option_lines(o);
       if (const auto note = notes_.find(group); note != notes_.end())
         out += "  " + indented(wrap(note->second, help_width - 2), 2) + '\n';
     }
     out += '\n' + wrap(app->get_footer(), help_width) + '\n';
     return out;
+  }
+
+  /// One option: "  NAME META" padded to help_column (the description on the next line when
+  /// longer), then its description, each further line indented to help_column. Built here rather
+  /// than by CLI11's make_option, whose layout differs between CLI11 versions.
+  std::string option_lines(const CLI::Option* o) const {
+    std::string left = "  " + o->get_name(false, true);
+    if (!o->get_option_text().empty()) left += " " + o->get_option_text();
+    const std::string desc = make_option_desc(o);
+    if (desc.empty()) return left + '\n';
+    if (left.size() >= help_column)
+      left += '\n' + std::string(help_column, ' ');
+    else
+      left.resize(help_column, ' ');
+    return left + indented(desc, help_column) + '\n';
   }
 
   /// The description, then "[default: X]" where the option names its default.
@@ -842,22 +857,22 @@ command_line::command_line() {
 
 options parse_options(int argc, const char* const* argv) {
   command_line cl;
-  // CLI11 takes "--opt=" as "--opt", whose value would be the next argument.
+  // Before CLI11 sees them: a flag given a value (CLI11 would take --sweep=true, --sweep={} and
+  // --sweep=), and "--opt=" with nothing after it (CLI11 would take the next argument instead).
   for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
     const std::string_view arg = argv[i];
-    if (arg.size() <= 3 || !arg.starts_with("--") || !arg.ends_with('=')) continue;
-    const std::string name(arg.substr(0, arg.size() - 1));
+    const std::size_t equals = arg.find('=');
+    if (!arg.starts_with("--") || equals == std::string_view::npos || equals <= 2) continue;
+    const std::string name(arg.substr(0, equals));
     const CLI::Option* o = cl.app.get_option_no_throw(name);
-    if (o != nullptr && o->get_type_size() != 0) throw parse_error(name + ": needs a value");
+    if (o == nullptr) continue;
+    if (o->get_expected_max() == 0) throw parse_error(name + " is a flag: it takes no value");
+    if (equals + 1 == arg.size()) throw parse_error(name + ": needs a value");
   }
   try {
     cl.app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const std::string what = e.what();
-    // CLI11 says of a flag given a value (--sweep=0): "sweep was given a disallowed flag override".
-    if (const auto at = what.find(" was given a disallowed flag override"); at != std::string::npos)
-      throw parse_error("--" + what.substr(0, at) + " is a flag: it takes no value");
-    throw parse_error(what);
+    throw parse_error(e.what());
   }
 
   options& opt = cl.opt;

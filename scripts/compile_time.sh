@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A compiler launcher that logs each unit's wall time as "<seconds> <object file>", one line per
-# unit, to $CURED_COMPILE_TIMES (default compile_times.log in the build directory):
+# unit, to $CURED_COMPILE_TIMES (an absolute path; default compile_times.log in the build
+# directory):
 #
 #   cmake --preset release -DCMAKE_CUDA_COMPILER_LAUNCHER=$PWD/scripts/compile_time.sh \
 #         -DCMAKE_CXX_COMPILER_LAUNCHER=$PWD/scripts/compile_time.sh

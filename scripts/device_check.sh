@@ -46,7 +46,7 @@
 # SEG_TYPES the segments mode (default: float int32 double).
 set -uo pipefail
 mode=${1:-all}
-out=${DEVICE_OUT:-device-out}
+out=$(realpath -m "${DEVICE_OUT:-device-out}")
 mkdir -p "$out"
 build=build/device
 summary=()
@@ -86,7 +86,7 @@ if [[ $mode == tests || $mode == all ]]; then
     CURED_ARCH_CAP=80 "$bin" --gtest_brief=1 >"$out/test_${t}_sm80.log" 2>&1
     note "tests $t as on sm_80 (CURED_ARCH_CAP=80): rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/test_${t}_sm80.log" | tr '\n' ' ')"
   done
-  (cd "$build" && ctest -R 'example|install|scripts|python' >"../../$out/ctest_other.log" 2>&1)
+  (cd "$build" && ctest -R 'example|install|scripts|python' >"$out/ctest_other.log" 2>&1)
   note "ctest examples/install/scripts/python: rc=$? $(grep -E 'tests passed|tests failed' "$out/ctest_other.log")"
   while IFS= read -r line; do note "  $line"; done < <(grep -E '\*\*\*Failed|Not Run|Timeout' "$out/ctest_other.log")
 fi
@@ -368,7 +368,7 @@ fi
 
 printf '%s\n' "${summary[@]}" >"$out/summary.txt"
 if [[ -n ${OUT:-} ]]; then
-  tar czf "$OUT/device-out.tgz" "$out"
+  tar czf "$OUT/$(basename "$out").tgz" -C "$(dirname "$out")" "$(basename "$out")"
   for f in bench_default.txt bench_sweep.json bandwidth.png ladder_int32.md ladder_float.md perf.md exact.md profile/profile.md \
            compare_sum.md compare_ops.md compare_sass.txt axes.md segments.md walks.log summary.txt; do
     [[ -f $out/$f ]] && cp "$out/$f" "$OUT/"

@@ -8,7 +8,7 @@ namespace cured::capi {
 template <int Shard>
 void axis_arg(bool max, const cured_array& in, const axes& along, const cured_array& out, const cured_array* values,
               workspace& ws, cudaStream_t s) {
-  with_element(in.dtype, [&](auto t) {
+  with_element<Shard>(in.dtype, [&](auto t) {
     using T = typename decltype(t)::type;
     const strided_view<const T> x = as_view<const T>(in);
     const strided_view<index_t> indices = as_view<index_t>(out);

@@ -10,11 +10,11 @@ template <int Shard>
 void axis_counts(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                  workspace& ws, cudaStream_t s) {
   if (st.statistic == CURED_AMINMAX)
-    return with_element(in.dtype, [&](auto t) {
+    return with_element<Shard>(in.dtype, [&](auto t) {
       using T = typename decltype(t)::type;
       aminmax_async(as_view<const T>(in), along, as_view<T>(out), as_view<T>(*st.second), ws, s);
     });
-  with_zero_class(in.dtype, [&](auto t) {
+  with_zero_class<Shard>(in.dtype, [&](auto t) {
     using T = typename decltype(t)::type;
     const strided_view<const T> x = as_view<const T>(in);
     switch (st.statistic) {

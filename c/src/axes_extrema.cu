@@ -8,7 +8,7 @@ namespace cured::capi {
 template <int Shard>
 void axis_extremum(bool max, const cured_array& in, const axes& along, const cured_array& out, workspace& ws,
                    cudaStream_t s) {
-  with_element(in.dtype, [&](auto t) {
+  with_element<Shard>(in.dtype, [&](auto t) {
     using T = typename decltype(t)::type;
     if (max)
       max_async(as_view<const T>(in), along, as_view<T>(out), ws, s);

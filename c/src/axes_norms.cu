@@ -8,7 +8,7 @@ namespace cured::capi {
 template <int Shard>
 void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                 workspace& ws, cudaStream_t s) {
-  with_floating(in.dtype, "vector_norm and logsumexp", [&](auto t) {
+  with_floating<Shard>(in.dtype, "vector_norm and logsumexp", [&](auto t) {
     using T = typename decltype(t)::type;
     using F = statistic_t<T>;
     const strided_view<const T> x = as_view<const T>(in);

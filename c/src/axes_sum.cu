@@ -8,7 +8,7 @@ namespace cured::capi {
 
 template <int Shard>
 void axis_sum(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s) {
-  with_sum(in.dtype, out.dtype, [](std::int32_t) { return true; }, [&](auto i, auto o, auto a) {
+  with_sum<Shard>(in.dtype, out.dtype, [](std::int32_t) { return true; }, [&](auto i, auto o, auto a) {
     using In = typename decltype(i)::type;
     using Out = typename decltype(o)::type;
     sum_async<typename decltype(a)::type>(as_view<const In>(in), along, as_view<Out>(out), ws, s);

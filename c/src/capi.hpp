@@ -1,10 +1,10 @@
 #pragma once
 // The C interface's internals: the tables of cured_c.h as C++ (element types as C++ types, the
 // type rules), arrays as views, and the entry points of each family. Each family's translation
-// unit (axes_*.cu, segments_*.cu) is compiled once per shard of the element types, with that
-// shard's kernels only (CURED_C_SHARD, c/CMakeLists.txt): a build's cores compile the pieces side
-// by side, and each kernel is instantiated once (but the counts of uint8's zeros, which int8's
-// shard needs too).
+// unit (axes_*.cu, segments_*.cu) is compiled once per shard of the element types, its entry
+// points instantiated for that shard (CURED_C_SHARD, c/CMakeLists.txt) with the shard's kernels
+// only: a build's cores compile the pieces side by side, and each kernel is instantiated once
+// (but the counts of uint8's zeros, which int8's shard needs too).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -150,30 +150,29 @@ void with_shard(std::int32_t t, F&& f) {
   f(std::integral_constant<int, K>{});
 }
 
-/// Whether this translation unit compiles the kernels of element type t: a family's unit those
-/// of its shard, any other unit every type.
-constexpr bool in_this_shard([[maybe_unused]] std::int32_t t) {
-#ifdef CURED_C_SHARD
-  static_assert(CURED_C_SHARD_COUNT == shard_count, "c/CMakeLists.txt's CURED_C_SHARD_COUNT is not shard_count");
-  static_assert(CURED_C_SHARD >= 0 && CURED_C_SHARD < shard_count, "CURED_C_SHARD names no shard");
-  return shard_of(t) == CURED_C_SHARD;
-#else
-  return true;
-#endif
+/// Whether shard K takes element type t: a family's entry point for shard K instantiates the
+/// kernels of those types only.
+template <int K>
+constexpr bool in_shard(std::int32_t t) {
+  return shard_of(t) == K;
 }
+
+#ifdef CURED_C_SHARD_COUNT
+static_assert(CURED_C_SHARD_COUNT == shard_count, "c/CMakeLists.txt's CURED_C_SHARD_COUNT is not shard_count");
+#endif
 
 /// What a family's unit throws for a type of another shard: with_shard sends none there.
 [[noreturn]] inline void wrong_shard(std::int32_t t) {
   throw std::logic_error(std::string("cured: ") + dtype_name(t) + " sent to the wrong shard");
 }
 
-/// Calls f(tag<T>{}) with the C++ type of the elements of every type for which Takes(code) holds;
-/// otherwise throws unsupported(refusal()).
-template <class Takes, class Refusal, class F>
+/// Calls f(tag<T>{}) with the C++ type of the elements of every type of shard Shard for which
+/// Takes(code) holds; otherwise throws unsupported(refusal()).
+template <int Shard, class Takes, class Refusal, class F>
 void with_element_if(std::int32_t t, Takes takes, Refusal refusal, F&& f) {
   with_code(t, [&](auto code) {
     constexpr std::int32_t c = decltype(code)::value;
-    if constexpr (!in_this_shard(c))
+    if constexpr (!in_shard<Shard>(c))
       wrong_shard(c);
     else if constexpr (takes(c))
       f(tag<element_t<c>>{});
@@ -183,26 +182,26 @@ void with_element_if(std::int32_t t, Takes takes, Refusal refusal, F&& f) {
 }
 
 /// with_element_if for every type.
-template <class F>
+template <int Shard, class F>
 void with_element(std::int32_t t, F&& f) {
-  with_element_if(t, [](std::int32_t) { return true; }, [] { return std::string(); }, f);
+  with_element_if<Shard>(t, [](std::int32_t) { return true; }, [] { return std::string(); }, f);
 }
 
 /// The element types of the segmented reductions (`what` names the op in the error for others).
-template <class F>
+template <int Shard, class F>
 void with_segment_element(std::int32_t t, const char* what, F&& f) {
   const auto takes = [](std::int32_t c) { return in_segments(c); };
-  with_element_if(t, takes, [&] {
+  with_element_if<Shard>(t, takes, [&] {
     return std::string("cured: no segmented ") + what + " of " + dtype_name(t) + " (it takes " + names_where(takes) +
            ")";
   }, f);
 }
 
 /// The floating element types.
-template <class F>
+template <int Shard, class F>
 void with_floating(std::int32_t t, const char* what, F&& f) {
   const auto takes = [](std::int32_t c) { return is_floating(c); };
-  with_element_if(t, takes, [&] {
+  with_element_if<Shard>(t, takes, [&] {
     return std::string("cured: ") + what + " takes floating elements, not " + dtype_name(t) + " (" +
            names_where(takes) + ")";
   }, f);
@@ -215,11 +214,11 @@ using unsigned_of = std::conditional_t<Bytes == 1, std::uint8_t, std::conditiona
 /// Calls f(tag<T>{}) with a type whose zero elements are those of a cured_dtype's: integers as
 /// the unsigned integers of their size (zero is the same bits), floating types as themselves
 /// (-0.0 is zero).
-template <class F>
+template <int Shard, class F>
 void with_zero_class(std::int32_t t, F&& f) {
   with_code(t, [&](auto code) {
     constexpr std::int32_t c = decltype(code)::value;
-    if constexpr (!in_this_shard(c))
+    if constexpr (!in_shard<Shard>(c))
       wrong_shard(c);
     else if constexpr (is_floating(c))
       f(tag<element_t<c>>{});
@@ -231,11 +230,11 @@ void with_zero_class(std::int32_t t, F&& f) {
 /// Calls f(tag<In>{}, tag<Out>{}, tag<Acc>{}) for a sum of `in` into `out` that the rules
 /// provide (Acc: float for half and bfloat16 results, else the result's type); Family(in) must
 /// hold too (the segmented sums take fewer input types).
-template <class Family, class F>
+template <int Shard, class Family, class F>
 void with_sum(std::int32_t in, std::int32_t out, Family family, F&& f) {
   with_code(in, [&](auto in_code) {
     constexpr std::int32_t I = decltype(in_code)::value;
-    if constexpr (!in_this_shard(I)) {
+    if constexpr (!in_shard<Shard>(I)) {
       wrong_shard(I);
     } else {
       with_code(out, [&](auto out_code) {

@@ -7,7 +7,7 @@ namespace cured::capi {
 
 template <int Shard>
 void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_array& out) {
-  with_segment_element(in, "argmin or argmax", [&](auto t) {
+  with_segment_element<Shard>(in, "argmin or argmax", [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};
@@ -20,7 +20,7 @@ void segment_arg(bool max, const segment_call& c, std::int32_t in, const cured_a
 
 template <int Shard>
 void segment_exact(const segment_call& c, std::int32_t in, const cured_array& out) {
-  with_floating(in, "segmented exact_sum", [&](auto t) {
+  with_floating<Shard>(in, "segmented exact_sum", [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};

@@ -12,13 +12,13 @@ template <int Shard>
 void segment_counts(const statistic_call& st, const segment_call& c, std::int32_t in, const cured_array& out) {
   const segments seg{c.offsets, c.count};
   if (st.statistic == CURED_AMINMAX)
-    return with_segment_element(in, "aminmax", [&](auto t) {
+    return with_segment_element<Shard>(in, "aminmax", [&](auto t) {
       using T = typename decltype(t)::type;
       const auto* x = static_cast<const T*>(c.values);
       const strided_view<T> lo = as_view<T>(out), hi = as_view<T>(*st.second);
       segment_run(c, [&](workspace& ws, unsigned* st) { aminmax_async(x, c.n, seg, lo, hi, ws, c.stream, st); });
     });
-  with_zero_class(in, [&](auto t) {
+  with_zero_class<Shard>(in, [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     segment_run(c, [&](workspace& ws, unsigned* status) {

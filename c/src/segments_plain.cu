@@ -7,7 +7,7 @@ namespace cured::capi {
 
 template <int Shard>
 void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out) {
-  with_sum(in, out.dtype, [](std::int32_t t) { return in_segments(t); }, [&](auto i, auto o, auto a) {
+  with_sum<Shard>(in, out.dtype, [](std::int32_t t) { return in_segments(t); }, [&](auto i, auto o, auto a) {
     using In = typename decltype(i)::type;
     using Out = typename decltype(o)::type;
     const auto* x = static_cast<const In*>(c.values);
@@ -21,7 +21,7 @@ void segment_sum(const segment_call& c, std::int32_t in, const cured_array& out)
 
 template <int Shard>
 void segment_extremum(bool max, const segment_call& c, std::int32_t in, const cured_array& out) {
-  with_segment_element(in, "min or max", [&](auto t) {
+  with_segment_element<Shard>(in, "min or max", [&](auto t) {
     using T = typename decltype(t)::type;
     const auto* x = static_cast<const T*>(c.values);
     const segments seg{c.offsets, c.count};

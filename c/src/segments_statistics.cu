@@ -10,7 +10,7 @@ namespace cured::capi {
 template <int Shard>
 void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
                                 const cured_array& out) {
-  with_floating(in, "segmented mean, var, std, vector_norm and logsumexp", [&](auto t) {
+  with_floating<Shard>(in, "segmented mean, var, std, vector_norm and logsumexp", [&](auto t) {
     using T = typename decltype(t)::type;
     using F = statistic_t<T>;
     const auto* x = static_cast<const T*>(c.values);

@@ -472,7 +472,8 @@ TEST(Options, Flags) {
   expect_error(error_of({"--help", "--block", "100"}), "--block: 100");
   // a flag takes no value (CLI11 would read "--sweep=0" as no --sweep)
   for (const std::string flag :
-       {"--list=yes", "--help=1", "--version=x", "--sweep=0", "--axes-grid=1", "--segments-grid=1"})
+       {"--list=yes", "--help=1", "--version=x", "--sweep=0", "--axes-grid=1", "--segments-grid=1", "--sweep=true",
+        "--list={}", "--sweep="})
     expect_error(error_of({flag.c_str()}), flag.substr(2, flag.find('=') - 2), "is a flag: it takes no value");
 }
 

@@ -27,6 +27,12 @@
 #                                   # from that install (device ones required), Numba and JAX
 #                                   # inputs with torch and CuPy hidden, then the wheel of the same
 #                                   # build in a second venv that sees the first's torch: one reduction
+#   scripts/device_check.sh readme  # the README's two commands verbatim, as a newcomer runs them, each in a
+#                                   # fresh build directory on README_CORES cores (default 16, taskset) and
+#                                   # stopped at README_LIMIT s (default 520 for the two together); their
+#                                   # output timestamped (readme_1.log, readme_2.log) and the times of the
+#                                   # build, of the pip install, of the first row and of the end in the
+#                                   # summary, written to $OUT/summary.txt as each is known
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
 #                                   # another source tree's cured-bench (say, git archive of the
@@ -53,7 +59,8 @@ summary=()
 note() { summary+=("$1"); }
 
 mkdir -p "$build"
-if [[ $mode != walks && $mode != pip && ${DEVICE_SKIP_BUILD:-0} != 1 ]]; then  # (the probe is built alone, below; pip builds its own)
+if [[ $mode != walks && $mode != pip && $mode != readme && ${DEVICE_SKIP_BUILD:-0} != 1 ]]; then
+  # (the probe is built alone, below; pip and readme build their own)
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
   targets=()
   [[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only
@@ -261,6 +268,39 @@ if [[ $mode == nccl ]]; then
     "$build/examples/cured_example_nccl_sum" >"$out/example_nccl.log" 2>&1
     note "example nccl_sum on $gpus GPU(s): rc=$? $(tail -1 "$out/example_nccl.log")"
   fi
+fi
+
+if [[ $mode == readme ]]; then
+  # Each command in a session of its own (setsid; its id is the process's), so that stopping it at
+  # the limit stops all it started; each line stamped with the seconds since the command began.
+  cores=${README_CORES:-16}
+  limit_end=$(($(date +%s) + ${README_LIMIT:-520}))
+  mapfile -t commands < <(awk '/^```sh$/ { on = 1; next } /^```$/ { on = 0; next } on' README.md | head -2)
+  stamp='import sys, time
+t0 = float(sys.argv[1])
+for line in sys.stdin:
+    sys.stdout.write("%7.1f %s" % (time.time() - t0, line))
+    sys.stdout.flush()'
+  first_at() { awk -v p="$1" '$0 ~ p { print $1; found = 1; exit } END { if (!found) print "-" }' "$2"; }
+  for k in 1 2; do
+    log=$out/readme_$k.log
+    rm -rf build/release build/pip
+    setsid bash -c '{ taskset -c "0-$(($1 - 1))" bash -c "$2" 2>&1; echo "exit status $?"; } | python3 -u -c "$3" "$4"' \
+      _ "$cores" "${commands[k - 1]}" "$stamp" "$(date +%s.%N)" >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null && (($(date +%s) < limit_end)); do sleep 1; done
+    kill -TERM -- "-$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    line="readme command $k on $cores cores: $(grep -o 'exit status [0-9]*' "$log" || echo 'stopped at the limit');"
+    built=$(grep 'Built target' "$log" | tail -1 | awk '{ print $1 }')
+    line+=" last 'Built target' at ${built:--} s,"
+    line+=" pip installed at $(first_at 'Successfully installed' "$log") s,"
+    line+=" first row at $(first_at '^ *[0-9.]+ [a-z0-9-]+ +(float|double|int32|uint32|half|bfloat16) +[a-z_]+ ' "$log") s,"
+    line+=" last line at $(tail -1 "$log" | awk '{ print $1 }') s"
+    note "$line"
+    [[ -n ${OUT:-} ]] && echo "$line" >>"$OUT/summary.txt"
+    (($(date +%s) < limit_end)) || break
+  done
 fi
 
 if [[ $mode == pip ]]; then

@@ -586,9 +586,7 @@ class help_formatter final : public CLI::Formatter {
   };
 
   help_formatter(std::vector<form> forms, std::map<std::string, std::string> notes)
-      : forms_(std::move(forms)), notes_(std::move(notes)) {
-    column_width(help_column);
-  }
+      : forms_(std::move(forms)), notes_(std::move(notes)) {}
 
   std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode) const override {
     std::string out;

@@ -17,9 +17,12 @@ namespace {
 
 bool measured(double v) { return std::isfinite(v); }
 
+/// Whether v is written as an integer (60, not 60.0) in every report: whole and below 1e15.
+bool written_whole(double v) { return v == std::floor(v) && std::fabs(v) < 1e15; }
+
 /// Shortest text that reads back to v; whole numbers without an exponent. Requires finite v.
 std::string number_text(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(std::int64_t(v));
+  if (written_whole(v)) return std::to_string(std::int64_t(v));
   char buf[64];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return ec == std::errc() ? std::string(buf, end) : std::string("0");
@@ -282,7 +285,7 @@ using ordered_json = nlohmann::ordered_json;
 /// null when not measured; whole numbers as integers (60, not 60.0), as number_text writes them.
 ordered_json json_number(double v) {
   if (!measured(v)) return nullptr;
-  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::int64_t(v);
+  if (written_whole(v)) return std::int64_t(v);
   return v;
 }
 
@@ -423,9 +426,12 @@ void write_report(std::ostream& os, options::format fmt, const run_info& info, c
   }
 }
 
+/// The streamed rows' columns, the header's and each row's alike.
+constexpr char stream_format[] = "%-14s %-8s %-9s %-24s %12s %8s %11s %9s  %s\n";
+
 std::string stream_header() {
   char line[160];
-  std::snprintf(line, sizeof line, "%-14s %-8s %-9s %-24s %12s %8s %11s %9s  %s\n", "impl", "type", "op", "input",
+  std::snprintf(line, sizeof line, stream_format, "impl", "type", "op", "input",
                 "cold ms", "noise%", "hot ms", "GB/s", "check");
   return line;
 }
@@ -437,7 +443,7 @@ std::string stream_line(const row& r) {
   else input = r.data + " " + std::to_string(r.n);
   const double gbps = gbps_of(r);
   char line[512];
-  std::snprintf(line, sizeof line, "%-14s %-8s %-9s %-24s %12s %8s %11s %9s  %s\n", one_line(r.impl).c_str(),
+  std::snprintf(line, sizeof line, stream_format, one_line(r.impl).c_str(),
                 one_line(r.type).c_str(), one_line(r.op).c_str(), one_line(input).c_str(), fixed(r.cold_ms, 4).c_str(),
                 fixed(r.cold_noise, 1).c_str(), fixed(r.hot_ms, 4).c_str(), fixed(gbps, 1).c_str(),
                 one_line(r.check).substr(0, 200).c_str());

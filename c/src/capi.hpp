@@ -150,31 +150,29 @@ void with_shard(std::int32_t t, F&& f) {
   f(std::integral_constant<int, K>{});
 }
 
-/// Whether shard K takes element type t: a family's entry point for shard K instantiates the
-/// kernels of those types only.
-template <int K>
-constexpr bool in_shard(std::int32_t t) {
-  return shard_of(t) == K;
-}
-
 #ifdef CURED_C_SHARD_COUNT
 static_assert(CURED_C_SHARD_COUNT == shard_count, "c/CMakeLists.txt's CURED_C_SHARD_COUNT is not shard_count");
 #endif
 
-/// What a family's unit throws for a type of another shard: with_shard sends none there.
-[[noreturn]] inline void wrong_shard(std::int32_t t) {
-  throw std::logic_error(std::string("cured: ") + dtype_name(t) + " sent to the wrong shard");
+/// with_code for the types of shard Shard, whose kernels a family's entry point for Shard
+/// instantiates; a type of another shard is a logic error (with_shard sends none there).
+template <int Shard, class F>
+void with_code_of_shard(std::int32_t t, F&& f) {
+  with_code(t, [&](auto code) {
+    if constexpr (shard_of(decltype(code)::value) == Shard)
+      f(code);
+    else
+      throw std::logic_error(std::string("cured: ") + dtype_name(t) + " sent to the wrong shard");
+  });
 }
 
 /// Calls f(tag<T>{}) with the C++ type of the elements of every type of shard Shard for which
 /// Takes(code) holds; otherwise throws unsupported(refusal()).
 template <int Shard, class Takes, class Refusal, class F>
 void with_element_if(std::int32_t t, Takes takes, Refusal refusal, F&& f) {
-  with_code(t, [&](auto code) {
+  with_code_of_shard<Shard>(t, [&](auto code) {
     constexpr std::int32_t c = decltype(code)::value;
-    if constexpr (!in_shard<Shard>(c))
-      wrong_shard(c);
-    else if constexpr (takes(c))
+    if constexpr (takes(c))
       f(tag<element_t<c>>{});
     else
       throw unsupported(refusal());
@@ -216,11 +214,9 @@ using unsigned_of = std::conditional_t<Bytes == 1, std::uint8_t, std::conditiona
 /// (-0.0 is zero).
 template <int Shard, class F>
 void with_zero_class(std::int32_t t, F&& f) {
-  with_code(t, [&](auto code) {
+  with_code_of_shard<Shard>(t, [&](auto code) {
     constexpr std::int32_t c = decltype(code)::value;
-    if constexpr (!in_shard<Shard>(c))
-      wrong_shard(c);
-    else if constexpr (is_floating(c))
+    if constexpr (is_floating(c))
       f(tag<element_t<c>>{});
     else
       f(tag<unsigned_of<sizeof(element_t<c>)>>{});
@@ -232,22 +228,18 @@ void with_zero_class(std::int32_t t, F&& f) {
 /// hold too (the segmented sums take fewer input types).
 template <int Shard, class Family, class F>
 void with_sum(std::int32_t in, std::int32_t out, Family family, F&& f) {
-  with_code(in, [&](auto in_code) {
+  with_code_of_shard<Shard>(in, [&](auto in_code) {
     constexpr std::int32_t I = decltype(in_code)::value;
-    if constexpr (!in_shard<Shard>(I)) {
-      wrong_shard(I);
-    } else {
-      with_code(out, [&](auto out_code) {
-        constexpr std::int32_t O = decltype(out_code)::value;
-        if constexpr (sum_provided(I, O) && family(I)) {
-          using Out = element_t<O>;
-          using Acc = std::conditional_t<O == CURED_FLOAT16 || O == CURED_BFLOAT16, float, Out>;
-          f(tag<element_t<I>>{}, tag<Out>{}, tag<Acc>{});
-        } else {
-          throw unsupported(std::string("cured: no sum of ") + dtype_name(I) + " into " + dtype_name(O));
-        }
-      });
-    }
+    with_code(out, [&](auto out_code) {
+      constexpr std::int32_t O = decltype(out_code)::value;
+      if constexpr (sum_provided(I, O) && family(I)) {
+        using Out = element_t<O>;
+        using Acc = std::conditional_t<O == CURED_FLOAT16 || O == CURED_BFLOAT16, float, Out>;
+        f(tag<element_t<I>>{}, tag<Out>{}, tag<Acc>{});
+      } else {
+        throw unsupported(std::string("cured: no sum of ") + dtype_name(I) + " into " + dtype_name(O));
+      }
+    });
   });
 }
 

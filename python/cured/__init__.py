@@ -751,5 +751,5 @@ def segment_all(values: _Array, offsets: _Array, *, check: bool = True) -> _Arra
     return _segment_statistic(_lib.ALL, values, offsets, check)
 
 
-if "torch" in _sys.modules:  # torch first: its ops are registered now, before any trace reaches them
+if _sys.modules.get("torch") is not None:  # torch imported first: the ops are registered before any trace
     _bind_torch()

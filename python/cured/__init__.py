@@ -15,6 +15,10 @@ framework (torch in, torch out; CuPy in, CuPy out; others: torch if installed, e
 Numba), allocated through it and written on its current stream; nothing waits for the GPU, except the
 segmented forms with check=True. PyTorch's semantics where it defines them: see docs/PYTHON.md.
 
+With torch 2.4 or later imported, the reductions are also torch ops (torch.ops.cured.*, with fake
+kernels and torch's derivatives): torch tensors that need autograd or that torch.compile or
+torch.export trace go through them (cured._torch_ops).
+
 Errors: TypeError for an unsupported element type or memory that is not on a CUDA device,
 ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) for CUDA failures.
 """

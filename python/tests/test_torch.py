@@ -599,12 +599,13 @@ class CudaGraphs(DeviceCase):
         static = x.clone()
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):  # warm up (workspaces) before the capture
-            cured.sum(static, 1)
-            torch.ops.cured.logsumexp(static, [1], False)
+        with torch.cuda.stream(stream):  # warm up (the stream's workspace) before capturing on that stream
+            for _ in range(3):
+                cured.sum(static, 1)
+                torch.ops.cured.logsumexp(static, [1], False)
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
+        with torch.cuda.graph(graph, stream=stream):
             fast = cured.sum(static, 1)
             through_op = torch.ops.cured.logsumexp(static, [1], False)
         static.copy_(torch.randn_like(static))

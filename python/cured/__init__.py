@@ -352,14 +352,16 @@ def _extreme(name, op, x, dim, keepdim, out, axis):
         if _routed(x):
             return _ops.along(name, x, None, keepdim, (), out)
         return _reduce(_lib.MAX if op == _lib.ARGMAX else _lib.MIN, x, None, keepdim, None, out)
-    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
-        raise TypeError("cured: %s takes one int dim, as torch.%s (a%s takes several), not %s"
-                        % (name, name, name, type(dim).__name__))
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+            raise TypeError("cured: %s takes one int dim, as torch.%s (a%s takes several), not %s"
+                            % (name, name, name, type(dim).__name__))
+        dim = dim.__index__()
     if out is not None:
-        raise TypeError("cured: %s along a dim takes no out= (yet); call it without" % name)
+        raise TypeError("cured: %s along a dim takes no out=; call it without" % name)
     if _routed(x):
-        return _ops.extreme_dim(name, x, dim.__index__(), keepdim)
-    values, indices = _arg_values(op, x, dim.__index__(), keepdim)
+        return _ops.extreme_dim(name, x, dim, keepdim)
+    values, indices = _arg_values(op, x, dim, keepdim)
     if _torch_tensor is not None and isinstance(values, _torch_tensor):
         return _ops_pair(name, values, indices)
     return values, indices

@@ -39,8 +39,8 @@ from ._lib import CuredError, CuredTypeError, CuredValueError
 from ._version import __version__  # noqa: F401 - the package's version (pip's)
 from ._version import cuda_architectures as __cuda_architectures__  # noqa: F401 - what libcured_c runs on
 
-__all__ = ["sum", "amin", "amax", "max", "min", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean", "std_mean",
-           "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
+__all__ = ["sum", "amin", "amax", "max", "min", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean",
+           "std_mean", "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
            "segment_amax", "segment_argmin", "segment_argmax", "segment_exact_sum", "segment_mean", "segment_var",
            "segment_std", "segment_var_mean", "segment_std_mean", "segment_aminmax", "segment_vector_norm",
            "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "CuredError",
@@ -174,15 +174,17 @@ def _resolve(op, d, dtype, segments=False):
 def _torch_into(out, shape, dtype, x):
     """The tensor a kernel writes for out=out (torch's rules): out itself when dense after the
     checks, else a new tensor whose values the caller copies into out. The result's device and
-    dtype are required (RuntimeError, as torch raises); another shape resizes out, with torch's
-    warning when it held elements."""
+    dtype are required (RuntimeError, as torch raises), and no autograd for a floating result;
+    another shape resizes out, with torch's warning when it held elements."""
     if not isinstance(out, _torch_tensor):
         raise CuredTypeError("cured: out must be a torch tensor for a torch input, not %s" % type(out).__name__)
     if out.device != x.device:
-        raise CuredValueError("cured: expected out on %s (the input's device), but it is on %s" % (x.device, out.device))
+        raise CuredValueError("cured: expected out on %s (the input's device), but it is on %s"
+                              % (x.device, out.device))
     if out.dtype != dtype:
         raise CuredTypeError("cured: expected out of dtype %s (the result's), but got %s" % (dtype, out.dtype))
-    if (x.requires_grad or out.requires_grad) and _sys.modules["torch"].is_grad_enabled():
+    needs_grad = x.requires_grad or out.requires_grad
+    if dtype.is_floating_point and needs_grad and _sys.modules["torch"].is_grad_enabled():
         raise CuredError("cured: functions with out=... arguments don't support automatic differentiation, "
                          "but one of the arguments requires grad.")
     shape = tuple(shape)

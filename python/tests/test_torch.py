@@ -101,10 +101,12 @@ class Schemas(CPUCase):
         schemas = {r.name: r.schema for r in _torch_ops.OPS}
         self.assertEqual(schemas["sum"], "(Tensor x, int[] dim, bool keepdim, ScalarType? dtype) -> Tensor")
         self.assertEqual(schemas["var"], "(Tensor x, int[] dim, bool keepdim, float correction) -> Tensor")
-        self.assertEqual(schemas["std_mean"], "(Tensor x, int[] dim, bool keepdim, float correction) -> (Tensor, Tensor)")
+        self.assertEqual(schemas["std_mean"],
+                         "(Tensor x, int[] dim, bool keepdim, float correction) -> (Tensor, Tensor)")
         self.assertEqual(schemas["vector_norm"], "(Tensor x, int[] dim, bool keepdim, float ord) -> Tensor")
         self.assertEqual(schemas["max_dim"], "(Tensor x, int dim, bool keepdim) -> (Tensor values, Tensor indices)")
-        self.assertEqual(schemas["segment_sum"], "(Tensor values, Tensor offsets, bool check, ScalarType? dtype) -> Tensor")
+        self.assertEqual(schemas["segment_sum"],
+                         "(Tensor values, Tensor offsets, bool check, ScalarType? dtype) -> Tensor")
         self.assertEqual(schemas["segment_var_mean"],
                          "(Tensor values, Tensor offsets, bool check, float correction) -> (Tensor, Tensor)")
 
@@ -345,8 +347,9 @@ class AgainstTorchGradients(DeviceCase):
     def test_ties_and_nan(self):
         x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [math.nan, 1.0, math.nan, 5.0]], device="cuda")
         for dim in (1, 0, (0, 1), None):
-            self.same_grads("amax %s" % (dim,), lambda t: cured.amax(t, dim), lambda t: torch.amax(t, () if dim is None else dim), x)
-            self.same_grads("amin %s" % (dim,), lambda t: cured.amin(t, dim), lambda t: torch.amin(t, () if dim is None else dim), x)
+            every = () if dim is None else dim
+            self.same_grads("amax %s" % (dim,), lambda t: cured.amax(t, dim), lambda t: torch.amax(t, every), x)
+            self.same_grads("amin %s" % (dim,), lambda t: cured.amin(t, dim), lambda t: torch.amin(t, every), x)
         self.same_grads("max", cured.max, torch.max, x)
         self.same_grads("min", cured.min, torch.min, x)
         self.same_grads("max without NaN", cured.max, torch.max, x[:2])
@@ -494,7 +497,8 @@ class Out(DeviceCase):
 
     def test_written_in_place(self):
         x = torch.randn(6, 7, device="cuda")
-        for name, want in (("sum", x.sum(1)), ("amax", x.amax(1)), ("mean", x.mean(1)), ("logsumexp", x.logsumexp(1))):
+        for name, want in (("sum", x.sum(1)), ("amax", x.amax(1)), ("mean", x.mean(1)),
+                           ("logsumexp", x.logsumexp(1))):
             out = torch.empty(6, device="cuda")
             ptr = out.data_ptr()
             self.assertIs(getattr(cured, name)(x, 1, out=out), out)
@@ -637,7 +641,8 @@ class Errors(DeviceCase):
         self.same_error(lambda t: cured.sum(t, dtype=torch.float16), x)
         self.same_error(lambda t: cured.vector_norm(t, 3), x)
         self.same_error(lambda t: cured.sum(t), torch.randn(4))  # host memory
-        self.same_error(lambda t: cured.segment_sum(t, torch.tensor([0, 9], device="cuda")), torch.randn(5, device="cuda"))
+        self.same_error(lambda t: cured.segment_sum(t, torch.tensor([0, 9], device="cuda")),
+                        torch.randn(5, device="cuda"))
         with self.assertRaises(TypeError):
             cured.mean(torch.ones(3, dtype=torch.int32, device="cuda"))
 

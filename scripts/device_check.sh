@@ -314,7 +314,7 @@ if [[ $mode == pip ]]; then
   (cd python/tests && python3 -c "import cured, sys; print(cured.__version__, cured.__file__);
 assert cured.__file__.startswith(sys.prefix), 'cured imported from outside ' + sys.prefix") >"$out/pip_import.log" 2>&1
   note "import cured from the install: rc=$? $(tail -1 "$out/pip_import.log")"
-  for suite in cpu device statistics table bench_table; do
+  for suite in cpu device statistics table bench_table torch; do
     (cd python/tests && CURED_REQUIRE_DEVICE=1 timeout 600 python3 -m unittest test_$suite) >"$out/pip_test_$suite.log" 2>&1
     note "python test_$suite from the install: rc=$? $(grep -E '^(Ran |OK|FAILED)' "$out/pip_test_$suite.log" | tr '\n' ' ')"
   done

@@ -15,10 +15,16 @@ framework (torch in, torch out; CuPy in, CuPy out; others: torch if installed, e
 Numba), allocated through it and written on its current stream; nothing waits for the GPU, except the
 segmented forms with check=True. PyTorch's semantics where it defines them: see docs/PYTHON.md.
 
+With torch 2.4 or later imported, the reductions are also torch ops (torch.ops.cured.*, with fake
+kernels and torch's derivatives): torch tensors that need autograd or that torch.compile or
+torch.export trace go through them (cured._torch_ops).
+
 Errors: TypeError for an unsupported element type or memory that is not on a CUDA device,
 ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) for CUDA failures.
 """
 
+import sys as _sys
+import warnings as _warnings
 from sys import byteorder as _byteorder
 from typing import Any as _Any
 from typing import Optional as _Optional
@@ -33,8 +39,8 @@ from ._lib import CuredError, CuredTypeError, CuredValueError
 from ._version import __version__  # noqa: F401 - the package's version (pip's)
 from ._version import cuda_architectures as __cuda_architectures__  # noqa: F401 - what libcured_c runs on
 
-__all__ = ["sum", "amin", "amax", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean", "std_mean",
-           "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
+__all__ = ["sum", "amin", "amax", "max", "min", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean",
+           "std_mean", "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
            "segment_amax", "segment_argmin", "segment_argmax", "segment_exact_sum", "segment_mean", "segment_var",
            "segment_std", "segment_var_mean", "segment_std_mean", "segment_aminmax", "segment_vector_norm",
            "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "CuredError",
@@ -46,9 +52,17 @@ _Array = _Any
 _Dims = _Optional[_Union[int, _Sequence[int]]]
 _DType = _Any  # a torch dtype, or a NumPy dtype or its name, of the input's framework
 
+class _Axes(tuple):
+    """Axes taken as they are: NumPy's axis= and the torch ops' dim lists, where () reduces
+    no axis (torch's dim=() reduces every one)."""
+
+
 def _normalize_dims(dim, rank):
     """dim (None, an int, or a sequence of ints, negative from the end) as sorted axes of a
-    rank-`rank` array; None and an empty sequence mean every axis, as in torch.sum."""
+    rank-`rank` array; None and an empty sequence mean every axis, as in torch.sum, and an
+    empty _Axes none."""
+    if type(dim) is _Axes:
+        return _normalize_dims(tuple(dim), rank) if dim else ()
     if dim is None:
         return tuple(range(rank))
     if isinstance(dim, bool) or not isinstance(dim, (int, tuple, list)):
@@ -59,7 +73,7 @@ def _normalize_dims(dim, rank):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(rank))
-    span = max(rank, 1)
+    span = rank if rank > 0 else 1
     seen = []
     for d in dims:
         if isinstance(d, bool) or not isinstance(d, int):
@@ -74,6 +88,16 @@ def _normalize_dims(dim, rank):
     if rank == 0:
         return ()
     return tuple(sorted(seen))
+
+
+def _axis(dim, axis):
+    """The dims of a call given NumPy's axis= (None, an int or a tuple; () reduces no axis)
+    instead of torch's dim=."""
+    if dim is not None:
+        raise TypeError("cured: give dim (torch's) or axis (NumPy's), not both")
+    if isinstance(axis, (tuple, list)):
+        return _Axes(axis)
+    return _Axes((axis,))
 
 
 def _out_shape(shape, axes, keepdim):
@@ -93,21 +117,124 @@ _PTR = _lib.POINTER_BYTES
 _ORDER = _byteorder
 
 
+# The torch ops (the module _torch_ops once it has registered them with torch >= 2.4; None
+# before a torch tensor arrives, or with an older torch).
+_ops = None
+
+
 def _bind_torch():
-    """Binds the fast path to torch, once a torch tensor arrives."""
-    global _torch_tensor, _torch_stream
+    """Binds the fast path to torch, and registers the torch ops where torch can take them:
+    once a torch tensor arrives, or at import when torch was imported first."""
+    global _torch_tensor, _torch_stream, _ops
     import torch
     _torch_stream = _arrays.torch_framework().current_stream
     _torch_tensor = torch.Tensor
+    from . import _torch_ops
+    _ops = _torch_ops if _torch_ops.register() else None
+
+
+def _routed(x, differentiable=True):
+    """Whether x, an input of any kind, goes through the registered torch op: a torch tensor
+    on a CUDA (or meta) device that is traced (torch.compile, torch.export: dynamo compiling, or
+    a fake or functional tensor), of a subclass (nn.Parameter), or that needs autograd (only
+    for ops with a derivative). Other torch tensors take the fast path: the same C call."""
+    if _torch_tensor is None:
+        torch = _sys.modules.get("torch")
+        if torch is None or not isinstance(x, torch.Tensor):
+            return False
+        _bind_torch()
+    if _ops is None or not isinstance(x, _torch_tensor) or not (x.is_cuda or x.is_meta):
+        return False
+    if type(x) is not _torch_tensor or _ops.compiling():
+        return True
+    return differentiable and x.requires_grad and _ops.grad_enabled()
+
+
+def _resolve_code(op, code, requested, segments=False):
+    """The op as run on elements of type code (along axes, or per segment) and its output's
+    type code (requested: -1, or the code asked for): the exact sum of integers is their int64
+    sum (exact, wrapping as torch.sum does beyond 2^63); asking for the default result is the
+    default."""
+    if op == _lib.EXACT_SUM and code not in _lib.FLOATING:
+        op = _lib.SUM
+    if requested >= 0:
+        table = _lib.SEGMENT_RESULT_DTYPES if segments else _lib.RESULT_DTYPES
+        if table.get((op, code, -1)) == requested:
+            requested = -1
+    return op, _lib.result_dtype(op, code, requested, segments)
 
 
 def _resolve(op, d, dtype, segments=False):
-    """The op as run on input d (along axes, or per segment) and its output's type code: the
-    exact sum of integers is their int64 sum (exact, wrapping as torch.sum does beyond 2^63)."""
-    requested = -1 if dtype is None else d.fw.dtype_code(dtype)
-    if op == _lib.EXACT_SUM and d.dtype not in _lib.FLOATING:
-        op = _lib.SUM
-    return op, _lib.result_dtype(op, d.dtype, requested, segments)
+    """_resolve_code for input d and dtype (None, or a dtype of d's framework)."""
+    return _resolve_code(op, d.dtype, -1 if dtype is None else d.fw.dtype_code(dtype), segments)
+
+
+# ---- out= ---------------------------------------------------------------------------------------
+
+def _torch_into(out, shape, dtype, x):
+    """The tensor a kernel writes for out=out (torch's rules): out itself when dense after the
+    checks, else a new tensor whose values the caller copies into out. The result's device and
+    dtype are required (RuntimeError, as torch raises), and no autograd for a floating result;
+    another shape resizes out, with torch's warning when it held elements."""
+    if not isinstance(out, _torch_tensor):
+        raise CuredTypeError("cured: out must be a torch tensor for a torch input, not %s" % type(out).__name__)
+    if out.device != x.device:
+        raise CuredValueError("cured: expected out on %s (the input's device), but it is on %s"
+                              % (x.device, out.device))
+    if out.dtype != dtype:
+        raise CuredTypeError("cured: expected out of dtype %s (the result's), but got %s" % (dtype, out.dtype))
+    needs_grad = x.requires_grad or out.requires_grad
+    if dtype.is_floating_point and needs_grad and _sys.modules["torch"].is_grad_enabled():
+        raise CuredError("cured: functions with out=... arguments don't support automatic differentiation, "
+                         "but one of the arguments requires grad.")
+    shape = tuple(shape)
+    if tuple(out.shape) != shape:
+        if out.numel():
+            _warnings.warn("An output with one or more elements was resized since it had shape %s, which does not "
+                           "match the required output shape %s. This behavior is deprecated, and in a future "
+                           "PyTorch release outputs will not be resized unless they have zero elements. You can "
+                           "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                           "t.resize_(0)." % (list(out.shape), list(shape)), UserWarning, stacklevel=4)
+        out.resize_(shape)
+    return out if out.is_contiguous() else x.new_empty(shape, dtype=dtype)
+
+
+def _array_into(out, shape, code, d):
+    """The data pointer of out=out for a result of shape and type code on d's device (NumPy's
+    rules for arrays of other frameworks: the same shape and dtype, dense, nothing resized)."""
+    o = _describe(out)
+    if o.device != d.device:
+        raise CuredValueError("cured: expected out on device %d (the input's), but it is on device %d"
+                              % (d.device, o.device))
+    if o.dtype != code:
+        raise CuredTypeError("cured: expected out of dtype %s (the result's), but got %s"
+                             % (_lib.DTYPE_NAMES[code], _lib.DTYPE_NAMES[o.dtype]))
+    if tuple(o.shape) != tuple(shape):
+        raise CuredValueError("cured: out has shape %s, the result %s" % (tuple(o.shape), tuple(shape)))
+    dense = _contiguous_strides(shape)
+    if any(e > 1 and s != t for e, s, t in zip(shape, o.strides, dense)):
+        raise CuredValueError("cured: out must be contiguous")
+    return o.ptr
+
+
+def _new_or_into(into, shape, out_dtype, d):
+    """The output array of a call on input d and its data pointer: a new one, or out=into
+    (torch's rules for a torch input, else _array_into's); for a torch out that is not dense, a
+    new tensor that the caller copies into it."""
+    if into is None:
+        return d.fw.empty(shape, out_dtype, d)
+    if _torch_tensor is not None and isinstance(d.keep, _torch_tensor):
+        out = _torch_into(into, shape, out_dtype, d.keep)
+        return out, out.data_ptr()
+    return into, _array_into(into, shape, d.fw.dtype_code(out_dtype), d)
+
+
+def _finish(out, into):
+    """The result of a call that wrote out: into itself, filled from out where they differ."""
+    if into is None or out is into:
+        return out
+    into.copy_(out)
+    return into
 
 
 def _plan(statistic, which, d, dim, keepdim, dtype=None):
@@ -134,7 +261,8 @@ def _keep(key, plan):
     return plan
 
 
-def _reduce(op, x, dim, keepdim, dtype=None):
+def _reduce(op, x, dim, keepdim, dtype=None, into=None):
+    """op along dim: a new array, or out=into."""
     if type(x) is _torch_tensor:
         device = x.get_device()
         if device >= 0:
@@ -144,64 +272,163 @@ def _reduce(op, x, dim, keepdim, dtype=None):
             if plan is None:
                 plan = _keep(key, _plan(False, op, _describe(x), dim, keepdim, dtype))
             c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
-            out = x.new_empty(shape, dtype=out_dtype)
+            out = x.new_empty(shape, dtype=out_dtype) if into is None else _torch_into(into, shape, out_dtype, x)
             status = _lib.lib.cured_reduce(c_op, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
                                            out.data_ptr().to_bytes(_PTR, _ORDER) + out_rest, None,
                                            _torch_stream(device), None)
             if status:
                 _lib.raise_for(status)
-            return out
+            return out if into is None else _finish(out, into)
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
-        return _reduce(op, x, dim, keepdim, dtype)
+        return _reduce(op, x, dim, keepdim, dtype, into)
     d = _describe(x)
     c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(False, op, d, dim, keepdim, dtype)
-    out, ptr = d.fw.empty(shape, out_dtype, d)
+    out, ptr = _new_or_into(into, shape, out_dtype, d)
     status = _lib.lib.cured_reduce(c_op, d.ptr.to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
                                    ptr.to_bytes(_PTR, _ORDER) + out_rest, None, d.stream, None)
     if status:
         _lib.raise_for(status)
-    return out
+    return _finish(out, into)
 
 
-def sum(x: _Array, dim: _Dims = None, keepdim: bool = False, *, dtype: _DType = None) -> _Array:
+def _arg_values(op, x, dim, keepdim):
+    """(values, indices) of argmin or argmax along dim from one call: the extreme values and
+    their int64 indices."""
+    d = _describe(x)
+    c_op, shape, index_dtype, axes, naxes, in_rest, out_rest = _plan(False, op, d, dim, keepdim)
+    indices, ptr = d.fw.empty(shape, index_dtype, d)
+    values, values_ptr = d.fw.empty(shape, d.fw.dtype_of(d.dtype), d)
+    values_rest = _lib.pack_array(0, d.dtype, shape, _contiguous_strides(shape))[_PTR:]
+    status = _lib.lib.cured_reduce(c_op, d.ptr.to_bytes(_PTR, _ORDER) + in_rest, axes, naxes,
+                                   ptr.to_bytes(_PTR, _ORDER) + out_rest,
+                                   values_ptr.to_bytes(_PTR, _ORDER) + values_rest, d.stream, None)
+    if status:
+        _lib.raise_for(status)
+    return values, indices
+
+
+def sum(x: _Array, dim: _Dims = None, keepdim: bool = False, *, dtype: _DType = None, out: _Array = None,
+        axis: _Dims = None) -> _Array:
     """torch.sum: integers and bool into int64, float16 and bfloat16 accumulated in float and
     returned as their own type, float32 and float64 in their own; dtype: float32 for float16 and
-    bfloat16 inputs, float64 for float32 inputs, or the default."""
-    return _reduce(_lib.SUM, x, dim, keepdim, dtype)
+    bfloat16 inputs, float64 for float32 inputs, or the default. out: written in place (its
+    dtype asks for the sum's type when dtype is None, as in torch). axis: NumPy's axis, instead
+    of dim (() reduces no axis)."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if out is not None and dtype is None:
+        dtype = out.dtype
+    if _routed(x):
+        return _ops.along("sum", x, dim, keepdim, (dtype,), out)
+    return _reduce(_lib.SUM, x, dim, keepdim, dtype, out)
 
 
-def amin(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
-    """torch.amin: the least element along dim; NaN if any is NaN."""
-    return _reduce(_lib.MIN, x, dim, keepdim)
+def amin(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+         axis: _Dims = None) -> _Array:
+    """torch.amin: the least element along dim; NaN if any is NaN. Its gradient is shared
+    evenly among the tied least elements (torch's rule)."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("amin", x, dim, keepdim, (), out)
+    return _reduce(_lib.MIN, x, dim, keepdim, None, out)
 
 
-def amax(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
-    """torch.amax: the greatest element along dim; NaN if any is NaN."""
-    return _reduce(_lib.MAX, x, dim, keepdim)
+def amax(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+         axis: _Dims = None) -> _Array:
+    """torch.amax: the greatest element along dim; NaN if any is NaN. Its gradient is shared
+    evenly among the tied greatest elements (torch's rule)."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("amax", x, dim, keepdim, (), out)
+    return _reduce(_lib.MAX, x, dim, keepdim, None, out)
 
 
-def argmin(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def _extreme(name, op, x, dim, keepdim, out, axis):
+    """max or min: NumPy's (axis=), the whole array's (no dim), or torch's pair along one dim."""
+    if axis is not None:
+        return (amax if op == _lib.ARGMAX else amin)(x, keepdim=keepdim, out=out, axis=axis)
+    if dim is None:
+        if _routed(x):
+            return _ops.along(name, x, None, keepdim, (), out)
+        return _reduce(_lib.MAX if op == _lib.ARGMAX else _lib.MIN, x, None, keepdim, None, out)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+            raise TypeError("cured: %s takes one int dim, as torch.%s (a%s takes several), not %s"
+                            % (name, name, name, type(dim).__name__))
+        dim = dim.__index__()
+    if out is not None:
+        raise TypeError("cured: %s along a dim takes no out=; call it without" % name)
+    if _routed(x):
+        return _ops.extreme_dim(name, x, dim, keepdim)
+    values, indices = _arg_values(op, x, dim, keepdim)
+    if _torch_tensor is not None and isinstance(values, _torch_tensor):
+        return _ops_pair(name, values, indices)
+    return values, indices
+
+
+def _ops_pair(name, values, indices):
+    """torch.return_types.max or .min of (values, indices)."""
+    import torch
+    return getattr(torch.return_types, name)((values, indices))
+
+
+def max(x: _Array, dim: _Optional[int] = None, keepdim: bool = False, *, out: _Array = None,
+        axis: _Dims = None) -> _Any:
+    """torch.max: with no dim the greatest element (as amax over every axis; its gradient goes
+    evenly to the greatest elements, the NaNs if any); with an int dim the pair (values,
+    indices) along it from one pass, torch.return_types.max for torch tensors and a tuple
+    otherwise (the first index on ties, the first NaN if any; the gradient goes to that index).
+    axis: NumPy's max, the values alone (as amax)."""
+    return _extreme("max", _lib.ARGMAX, x, dim, keepdim, out, axis)
+
+
+def min(x: _Array, dim: _Optional[int] = None, keepdim: bool = False, *, out: _Array = None,
+        axis: _Dims = None) -> _Any:
+    """torch.min: as max, for the least elements (torch.return_types.min)."""
+    return _extreme("min", _lib.ARGMIN, x, dim, keepdim, out, axis)
+
+
+def argmin(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+           axis: _Dims = None) -> _Array:
     """torch.argmin: the int64 index of the first least element (the first NaN if any); dim
     None: the index into the flattened array; a tuple of dims: the row-major index over them."""
-    return _reduce(_lib.ARGMIN, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x, False):
+        return _ops.along("argmin", x, dim, keepdim, (), out)
+    return _reduce(_lib.ARGMIN, x, dim, keepdim, None, out)
 
 
-def argmax(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def argmax(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+           axis: _Dims = None) -> _Array:
     """torch.argmax: as argmin, for the greatest element."""
-    return _reduce(_lib.ARGMAX, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x, False):
+        return _ops.along("argmax", x, dim, keepdim, (), out)
+    return _reduce(_lib.ARGMAX, x, dim, keepdim, None, out)
 
 
-def exact_sum(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def exact_sum(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+              axis: _Dims = None) -> _Array:
     """The exact sum of each output's elements, rounded once to float32 (float64 for float64
-    inputs): the same bits for any order, split or device. Integers: the int64 sum."""
-    return _reduce(_lib.EXACT_SUM, x, dim, keepdim)
+    inputs): the same bits for any order, split or device. Integers: the int64 sum. Its
+    gradient is a sum's."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("exact_sum", x, dim, keepdim, (), out)
+    return _reduce(_lib.EXACT_SUM, x, dim, keepdim, None, out)
 
 
 # ---- statistics: one pass along axes ------------------------------------------------------------
 
-def _statistic(stat, x, dim, keepdim, param=0.0):
-    """The statistic's output, or for the two-part ones the pair of outputs."""
+def _statistic(stat, x, dim, keepdim, param=0.0, into=None):
+    """The statistic's output (a new array, or out=into), or for the two-part ones the pair of
+    outputs."""
     two = stat in _lib.TWO_PART
     if type(x) is _torch_tensor:
         device = x.get_device()
@@ -212,7 +439,7 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
             if plan is None:
                 plan = _keep(key, _plan(True, stat, _describe(x), dim, keepdim))
             _, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
-            out = x.new_empty(shape, dtype=out_dtype)
+            out = x.new_empty(shape, dtype=out_dtype) if into is None else _torch_into(into, shape, out_dtype, x)
             second = x.new_empty(shape, dtype=out_dtype) if two else None
             status = _lib.lib.cured_statistic_reduce(
                 stat, x.data_ptr().to_bytes(_PTR, _ORDER) + in_rest, axes, naxes, param,
@@ -220,20 +447,20 @@ def _statistic(stat, x, dim, keepdim, param=0.0):
                 second.data_ptr().to_bytes(_PTR, _ORDER) + out_rest if two else None, _torch_stream(device), None)
             if status:
                 _lib.raise_for(status)
-            return (out, second) if two else out
+            return (out, second) if two else out if into is None else _finish(out, into)
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
-        return _statistic(stat, x, dim, keepdim, param)
+        return _statistic(stat, x, dim, keepdim, param, into)
     d = _describe(x)
     _, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(True, stat, d, dim, keepdim)
-    out, ptr = d.fw.empty(shape, out_dtype, d)
+    out, ptr = _new_or_into(into, shape, out_dtype, d)
     second, second_ptr = d.fw.empty(shape, out_dtype, d) if two else (None, 0)
     status = _lib.lib.cured_statistic_reduce(
         stat, d.ptr.to_bytes(_PTR, _ORDER) + in_rest, axes, naxes, param, ptr.to_bytes(_PTR, _ORDER) + out_rest,
         second_ptr.to_bytes(_PTR, _ORDER) + out_rest if two else None, d.stream, None)
     if status:
         _lib.raise_for(status)
-    return (out, second) if two else out
+    return (out, second) if two else _finish(out, into)
 
 
 def _correction(correction):
@@ -251,65 +478,118 @@ def _order(ord):
     return float(ord)
 
 
-def mean(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def mean(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+         axis: _Dims = None) -> _Array:
     """torch.mean of floating elements, as float32 (float64 for float64: torch returns float16
     and bfloat16 for those, cured the float32 mean it accumulated). Empty: NaN."""
-    return _statistic(_lib.MEAN, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("mean", x, dim, keepdim, (), out)
+    return _statistic(_lib.MEAN, x, dim, keepdim, into=out)
 
 
-def var(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False) -> _Array:
+def var(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False,
+        out: _Array = None, axis: _Dims = None) -> _Array:
     """torch.var: m2 / max(n - correction, 0) in one pass (Welford per element, Chan per
     combination), float32 for float16, bfloat16 and float32 inputs, float64 for float64."""
-    return _statistic(_lib.VAR, x, dim, keepdim, _correction(correction))
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("var", x, dim, keepdim, (_correction(correction),), out)
+    return _statistic(_lib.VAR, x, dim, keepdim, _correction(correction), out)
 
 
-def std(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False) -> _Array:
+def std(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False,
+        out: _Array = None, axis: _Dims = None) -> _Array:
     """torch.std: the square root of var."""
-    return _statistic(_lib.STD, x, dim, keepdim, _correction(correction))
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("std", x, dim, keepdim, (_correction(correction),), out)
+    return _statistic(_lib.STD, x, dim, keepdim, _correction(correction), out)
 
 
-def var_mean(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1,
-             keepdim: bool = False) -> _Tuple[_Array, _Array]:
+def var_mean(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False,
+             axis: _Dims = None) -> _Tuple[_Array, _Array]:
     """torch.var_mean: (var, mean) from the same pass."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("var_mean", x, dim, keepdim, (_correction(correction),))
     return _statistic(_lib.VAR_MEAN, x, dim, keepdim, _correction(correction))
 
 
-def std_mean(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1,
-             keepdim: bool = False) -> _Tuple[_Array, _Array]:
+def std_mean(x: _Array, dim: _Dims = None, *, correction: _Optional[float] = 1, keepdim: bool = False,
+             axis: _Dims = None) -> _Tuple[_Array, _Array]:
     """torch.std_mean: (std, mean) from the same pass."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("std_mean", x, dim, keepdim, (_correction(correction),))
     return _statistic(_lib.STD_MEAN, x, dim, keepdim, _correction(correction))
 
 
-def aminmax(x: _Array, *, dim: _Dims = None, keepdim: bool = False) -> _Tuple[_Array, _Array]:
+def aminmax(x: _Array, *, dim: _Dims = None, keepdim: bool = False, axis: _Dims = None) -> _Tuple[_Array, _Array]:
     """torch.aminmax: (min, max) of any element type in one pass, NaN propagating; of no elements
-    the identities (+inf and -inf, or the integer type's largest and smallest) where torch raises."""
+    the identities (+inf and -inf, or the integer type's largest and smallest) where torch raises.
+    No gradient: amin and amax have one."""
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x, False):
+        return _ops.along("aminmax", x, dim, keepdim, ())
     return _statistic(_lib.AMINMAX, x, dim, keepdim)
 
 
-def vector_norm(x: _Array, ord: float = 2, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def vector_norm(x: _Array, ord: float = 2, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+                axis: _Dims = None) -> _Array:
     """torch.linalg.vector_norm for ord 1, 2 (scaled: no overflow or underflow) and inf; other
     orders raise ValueError."""
-    return _statistic(_lib.VECTOR_NORM, x, dim, keepdim, _order(ord))
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("vector_norm", x, dim, keepdim, (_order(ord),), out)
+    return _statistic(_lib.VECTOR_NORM, x, dim, keepdim, _order(ord), out)
 
 
-def logsumexp(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def logsumexp(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+              axis: _Dims = None) -> _Array:
     """torch.logsumexp in one pass; dim None: every axis. -inf for no elements or only -inf."""
-    return _statistic(_lib.LOGSUMEXP, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x):
+        return _ops.along("logsumexp", x, dim, keepdim, (), out)
+    return _statistic(_lib.LOGSUMEXP, x, dim, keepdim, into=out)
 
 
-def count_nonzero(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def count_nonzero(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+                  axis: _Dims = None) -> _Array:
     """torch.count_nonzero: int64 counts; NaN counts, -0.0 does not."""
-    return _statistic(_lib.COUNT_NONZERO, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x, False):
+        return _ops.along("count_nonzero", x, dim, keepdim, (), out)
+    return _statistic(_lib.COUNT_NONZERO, x, dim, keepdim, into=out)
 
 
-def any(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def any(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+        axis: _Dims = None) -> _Array:
     """torch.any: bool, whether some element is nonzero (False when empty)."""
-    return _statistic(_lib.ANY, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x, False):
+        return _ops.along("any", x, dim, keepdim, (), out)
+    return _statistic(_lib.ANY, x, dim, keepdim, into=out)
 
 
-def all(x: _Array, dim: _Dims = None, keepdim: bool = False) -> _Array:
+def all(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = None,
+        axis: _Dims = None) -> _Array:
     """torch.all: bool, whether every element is nonzero (True when empty)."""
-    return _statistic(_lib.ALL, x, dim, keepdim)
+    if axis is not None:
+        dim = _axis(dim, axis)
+    if _routed(x, False):
+        return _ops.along("all", x, dim, keepdim, (), out)
+    return _statistic(_lib.ALL, x, dim, keepdim, into=out)
 
 
 # ---- per segment ------------------------------------------------------------------------------
@@ -331,7 +611,21 @@ def _segment_inputs(values, offsets):
     return v, o, o.shape[0] - 1
 
 
+# The segment ops' names among the torch ops, and those with a derivative (with respect to the values).
+_SEGMENT_OP_NAMES = {row.code: "segment_" + {"min": "amin", "max": "amax"}.get(row.name, row.name) for row in _lib.OPS}
+_SEGMENT_STATISTIC_NAMES = {row.code: "segment_" + row.name for row in _lib.STATISTICS}
+_SEGMENT_DERIVATIVES = frozenset(("segment_sum", "segment_exact_sum", "segment_mean"))
+
+
 def _segment(op, values, offsets, dtype, check):
+    """op of each segment, through the torch op where _routed says so, else _segment_kernel."""
+    name = _SEGMENT_OP_NAMES[op]
+    if _routed(values, name in _SEGMENT_DERIVATIVES):
+        return _ops.segment(name, values, offsets, check, (dtype,) if op == _lib.SUM else ())
+    return _segment_kernel(op, values, offsets, dtype, check)
+
+
+def _segment_kernel(op, values, offsets, dtype, check):
     """op of each segment, with the segment family's type rules (SEGMENT_RESULT_DTYPES)."""
     v, o, count = _segment_inputs(values, offsets)
     op, code = _resolve(op, v, dtype, segments=True)
@@ -381,7 +675,17 @@ def segment_exact_sum(values: _Array, offsets: _Array, *, check: bool = True) ->
     return _segment(_lib.EXACT_SUM, values, offsets, None, check)
 
 
-def _segment_statistic(stat, values, offsets, check, param=0.0):
+def _segment_statistic(stat, values, offsets, check, param=None):
+    """stat of each segment, through the torch op where _routed says so, else
+    _segment_statistic_kernel (param: the correction or the order, for the statistics that take
+    one)."""
+    name = _SEGMENT_STATISTIC_NAMES[stat]
+    if _routed(values, name in _SEGMENT_DERIVATIVES):
+        return _ops.segment(name, values, offsets, check, () if param is None else (param,))
+    return _segment_statistic_kernel(stat, values, offsets, check, 0.0 if param is None else param)
+
+
+def _segment_statistic_kernel(stat, values, offsets, check, param=0.0):
     """stat of each segment (a pair for the two-part ones), with the segment family's type rules
     (SEGMENT_STATISTIC_DTYPES)."""
     v, o, count = _segment_inputs(values, offsets)
@@ -453,3 +757,7 @@ def segment_any(values: _Array, offsets: _Array, *, check: bool = True) -> _Arra
 def segment_all(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """Whether every value of each segment is nonzero (values of any type); True when empty."""
     return _segment_statistic(_lib.ALL, values, offsets, check)
+
+
+if _sys.modules.get("torch") is not None:  # torch imported first: the ops are registered before any trace
+    _bind_torch()

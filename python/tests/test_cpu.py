@@ -41,6 +41,19 @@ class Dims(unittest.TestCase):
         with self.assertRaises(TypeError):
             cured._normalize_dims(("a",), 2)
 
+    def test_numpy_axis(self):
+        """axis= as NumPy's: an empty tuple reduces no axis (torch's dim=() reduces every one)."""
+        self.assertEqual(cured._normalize_dims(cured._axis(None, ()), 3), ())
+        self.assertEqual(cured._normalize_dims(cured._axis(None, 1), 3), (1,))
+        self.assertEqual(cured._normalize_dims(cured._axis(None, (-1, 0)), 3), (0, 2))
+        self.assertEqual(cured._normalize_dims(cured._axis(None, [2]), 3), (2,))
+        with self.assertRaisesRegex(TypeError, "not both"):
+            cured._axis(0, 1)
+        with self.assertRaisesRegex(ValueError, "dim 3 out of range"):
+            cured._normalize_dims(cured._axis(None, 3), 3)
+        self.assertIn("axis", inspect.signature(cured.sum).parameters)
+        self.assertIn("out", inspect.signature(cured.logsumexp).parameters)
+
     def test_output_shapes(self):
         self.assertEqual(cured._out_shape((4, 5, 6), (1,), False), (4, 6))
         self.assertEqual(cured._out_shape((4, 5, 6), (0, 2), True), (1, 5, 1))
@@ -56,6 +69,10 @@ class TypeRules(unittest.TestCase):
         self.assertEqual(_lib.result_dtype(_lib.SUM, _lib.BFLOAT16, _lib.FLOAT32), _lib.FLOAT32)
         with self.assertRaisesRegex(TypeError, r"no sum of float32 as float16 \(dtype may be float32, float64\)"):
             _lib.result_dtype(_lib.SUM, _lib.FLOAT32, _lib.FLOAT16)
+        # a dtype naming the default result is the default; the exact sum of integers is their sum
+        self.assertEqual(cured._resolve_code(_lib.SUM, _lib.INT32, _lib.INT64), (_lib.SUM, _lib.INT64))
+        self.assertEqual(cured._resolve_code(_lib.EXACT_SUM, _lib.INT8, -1), (_lib.SUM, _lib.INT64))
+        self.assertEqual(cured._resolve_code(_lib.MAX, _lib.FLOAT16, -1), (_lib.MAX, _lib.FLOAT16))
 
     def test_the_other_ops(self):
         self.assertEqual(_lib.result_dtype(_lib.MAX, _lib.BOOL), _lib.BOOL)

@@ -1,0 +1,651 @@
+"""cured as PyTorch ops: schemas, fake kernels, autograd, torch.compile, torch.export, out=, the
+(values, indices) named tuples, CUDA graphs and errors.
+
+    PYTHONPATH=<build>/python python3 -m pytest -q python/tests/test_torch.py
+
+Without a GPU the classes marked CPU run wherever torch is importable (any version: the table's
+schemas, the fake kernels on meta tensors, and the derivative formulas against torch's own
+autograd on CPU tensors); the rest skip, saying why: no torch 2.4 or later (nothing is
+registered there), no CUDA device, or no importable cured. CURED_REQUIRE_DEVICE=1 turns those
+skips into errors, as in the other device suites.
+"""
+
+import importlib
+import math
+import os
+import types
+import unittest
+import warnings
+
+
+def _try_import(name):
+    try:
+        return importlib.import_module(name), None
+    except Exception as e:  # noqa: BLE001 - any failure to import means: not here
+        return None, "%s is not importable (%s: %s)" % (name, type(e).__name__, e)
+
+
+torch, _TORCH_ERROR = _try_import("torch")  # first: cured registers its ops at import when torch is there
+cured, _CURED_ERROR = _try_import("cured")
+_torch_ops, _OPS_ERROR = _try_import("cured._torch_ops") if cured and torch else (None, _TORCH_ERROR or _CURED_ERROR)
+
+
+def _skip_reason(device):
+    """Why a class cannot run here (None if it can): torch and cured importable, and for the
+    device classes torch >= 2.4 with the ops registered and a CUDA device."""
+    reason = _TORCH_ERROR or _CURED_ERROR or _OPS_ERROR
+    if reason or not device:
+        return reason
+    if not _torch_ops.version_ok():
+        return "torch %s is older than 2.4: cured registers no torch ops there" % torch.__version__
+    if cured._ops is None:
+        return "cured registered no torch ops"
+    if not torch.cuda.is_available():
+        return "torch.cuda.is_available() is False"
+    return None
+
+
+class CPUCase(unittest.TestCase):
+    """Needs torch (any version) and cured, no GPU."""
+
+    @classmethod
+    def setUpClass(cls):
+        reason = _skip_reason(False)
+        if reason:
+            raise unittest.SkipTest(reason)
+
+
+class DeviceCase(unittest.TestCase):
+    """Needs torch >= 2.4 with the ops registered, a CUDA device and cured; CURED_REQUIRE_DEVICE=1
+    makes their absence an error."""
+
+    @classmethod
+    def setUpClass(cls):
+        reason = _skip_reason(True)
+        if reason:
+            if os.environ.get("CURED_REQUIRE_DEVICE"):
+                raise RuntimeError("cured torch tests cannot run: " + reason)
+            raise unittest.SkipTest(reason)
+        torch.manual_seed(0)
+
+
+def _row(name):
+    return next(r for r in _torch_ops.OPS if r.name == name)
+
+
+def _meta(shape, dtype=None):
+    return torch.empty(shape, dtype=dtype or torch.float32, device="meta")
+
+
+# ---- CPU: the table, the fake kernels, the derivative formulas ------------------------------------
+
+class Schemas(CPUCase):
+    def test_every_op_and_statistic_along_axes_and_per_segment(self):
+        names = {r.name for r in _torch_ops.OPS}
+        self.assertEqual(len(names), len(_torch_ops.OPS), "one row per name")
+        for row in cured._lib.OPS:
+            name = {"min": "amin", "max": "amax"}.get(row.name, row.name)
+            self.assertIn(name, names)
+            self.assertIn("segment_" + name, names)
+        for row in cured._lib.STATISTICS:
+            self.assertIn(row.name, names)
+            self.assertIn("segment_" + row.name, names)
+        self.assertTrue({"max", "min", "max_dim", "min_dim"} <= names)
+
+    def test_schemas_parse(self):
+        for row in _torch_ops.OPS:
+            schema = torch._C.parse_schema("cured::" + row.name + row.schema)
+            self.assertEqual(schema.arguments[0].name, "values" if row.name.startswith("segment_") else "x")
+
+    def test_the_schemas_torch_shows(self):
+        schemas = {r.name: r.schema for r in _torch_ops.OPS}
+        self.assertEqual(schemas["sum"], "(Tensor x, int[] dim, bool keepdim, ScalarType? dtype) -> Tensor")
+        self.assertEqual(schemas["var"], "(Tensor x, int[] dim, bool keepdim, float correction) -> Tensor")
+        self.assertEqual(schemas["std_mean"],
+                         "(Tensor x, int[] dim, bool keepdim, float correction) -> (Tensor, Tensor)")
+        self.assertEqual(schemas["vector_norm"], "(Tensor x, int[] dim, bool keepdim, float ord) -> Tensor")
+        self.assertEqual(schemas["max_dim"], "(Tensor x, int dim, bool keepdim) -> (Tensor values, Tensor indices)")
+        self.assertEqual(schemas["segment_sum"],
+                         "(Tensor values, Tensor offsets, bool check, ScalarType? dtype) -> Tensor")
+        self.assertEqual(schemas["segment_var_mean"],
+                         "(Tensor values, Tensor offsets, bool check, float correction) -> (Tensor, Tensor)")
+
+    def test_derivatives(self):
+        with_backward = {r.name for r in _torch_ops.OPS if r.backward is not None}
+        self.assertEqual(with_backward, {"sum", "exact_sum", "amin", "amax", "min", "max", "min_dim", "max_dim", "mean",
+                                         "var", "std", "var_mean", "std_mean", "logsumexp", "vector_norm",
+                                         "segment_sum", "segment_exact_sum", "segment_mean"})
+
+    def test_versions(self):
+        self.assertTrue(_torch_ops.version_ok("2.4.0"))
+        self.assertTrue(_torch_ops.version_ok("2.11.0+cu130"))
+        self.assertFalse(_torch_ops.version_ok("2.3.1"))
+        self.assertFalse(_torch_ops.version_ok("1.13.1"))
+        if not _torch_ops.version_ok():
+            self.assertIsNone(cured._ops, "torch %s: nothing registered" % torch.__version__)
+
+
+class FakeKernels(CPUCase):
+    """The fake kernels' shapes and dtypes, on meta tensors (what torch.compile traces with)."""
+
+    def check(self, name, args, shapes, dtypes):
+        result = _row(name).fake(*args)
+        results = result if isinstance(result, tuple) else (result,)
+        self.assertEqual([tuple(r.shape) for r in results], shapes, name)
+        self.assertEqual([r.dtype for r in results], dtypes, name)
+        for r in results:
+            self.assertEqual(r.device.type, "meta")
+
+    def test_along_axes(self):
+        f32, f16, i64 = torch.float32, torch.float16, torch.int64
+        self.check("sum", (_meta((4, 5, 6)), [1], False, None), [(4, 6)], [f32])
+        self.check("sum", (_meta((4, 5, 6)), [0, 2], True, None), [(1, 5, 1)], [f32])
+        self.check("sum", (_meta((4, 5, 6)), [], False, None), [(4, 5, 6)], [f32])
+        self.check("sum", (_meta((4, 5), torch.int32), [0, 1], False, None), [()], [i64])
+        self.check("sum", (_meta((4, 5), f16), [1], False, torch.float32), [(4,)], [f32])
+        self.check("sum", (_meta((4, 5), f32), [1], False, torch.float32), [(4,)], [f32])
+        self.check("exact_sum", (_meta((4, 5), f16), [1], False), [(4,)], [f32])
+        self.check("exact_sum", (_meta((4, 5), torch.int8), [1], False), [(4,)], [i64])
+        self.check("amax", (_meta((4, 5), f16), [0], False), [(5,)], [f16])
+        self.check("argmax", (_meta((4, 5), f16), [0, 1], True), [(1, 1)], [i64])
+        self.check("max", (_meta((4, 5)), [0, 1], False), [()], [f32])
+        self.check("max_dim", (_meta((4, 5), f16), 1, False), [(4,), (4,)], [f16, i64])
+        self.check("min_dim", (_meta((4, 5)), 0, True), [(1, 5), (1, 5)], [f32, i64])
+        self.check("mean", (_meta((4, 5), torch.bfloat16), [1], False), [(4,)], [f32])
+        self.check("var", (_meta((4, 5), torch.float64), [1], False, 1.0), [(4,)], [torch.float64])
+        self.check("var_mean", (_meta((4, 5)), [1], True, 0.0), [(4, 1), (4, 1)], [f32, f32])
+        self.check("aminmax", (_meta((4, 5), torch.int16), [0], False), [(5,), (5,)], [torch.int16] * 2)
+        self.check("vector_norm", (_meta((4, 5), f16), [0, 1], False, 2.0), [()], [f32])
+        self.check("count_nonzero", (_meta((4, 5), torch.bool), [1], False), [(4,)], [i64])
+        self.check("any", (_meta((4, 5), torch.uint8), [1], False), [(4,)], [torch.bool])
+        self.check("sum", (_meta(()), [], False, None), [()], [f32])
+
+    def test_per_segment(self):
+        offsets = _meta((5,), torch.int64)
+        self.check("segment_sum", (_meta((100,)), offsets, True, None), [(4,)], [torch.float32])
+        self.check("segment_sum", (_meta((100,), torch.float16), offsets, True, torch.float32), [(4,)], [torch.float32])
+        self.check("segment_argmax", (_meta((100,)), offsets, False), [(4,)], [torch.int64])
+        self.check("segment_std_mean", (_meta((100,), torch.float64), offsets, True, 1.0), [(4,), (4,)],
+                   [torch.float64] * 2)
+        self.check("segment_any", (_meta((100,), torch.int8), offsets, True), [(4,)], [torch.bool])
+
+    def test_errors(self):
+        with self.assertRaisesRegex(TypeError, "mean takes"):
+            _row("mean").fake(_meta((4,), torch.int32), [0], False)
+        with self.assertRaisesRegex(TypeError, "no sum of float32 as float16"):
+            _row("sum").fake(_meta((4,)), [0], False, torch.float16)
+        with self.assertRaisesRegex(TypeError, "unsupported element type"):
+            _row("amax").fake(_meta((4,), torch.complex64), [0], False)
+        with self.assertRaisesRegex(ValueError, "dim 2 out of range"):
+            _row("amax").fake(_meta((4, 5)), [2], False)
+        with self.assertRaisesRegex(ValueError, "one axis"):
+            _row("segment_sum").fake(_meta((4, 5)), _meta((3,), torch.int64), True, None)
+        with self.assertRaisesRegex(ValueError, "int64"):
+            _row("segment_sum").fake(_meta((4,)), _meta((3,), torch.int32), True, None)
+
+
+class _Ctx(types.SimpleNamespace):
+    """What register_autograd's setup_context and backward see of ctx."""
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+
+def _formula(name, inputs, output, *grads):
+    """cured's backward of op `name` for inputs and output, as torch's autograd would call it."""
+    row = _row(name)
+    ctx = _Ctx()
+    row.setup(ctx, tuple(inputs), output)
+    return row.backward(ctx, *grads)[0]
+
+
+class Derivatives(CPUCase):
+    """Each derivative formula against torch's own autograd on CPU doubles, with ties, NaN,
+    infinities, zeros and corrections of n and beyond."""
+
+    def check(self, name, x, reference, inputs_after_x, grads_like=None):
+        """reference(x) is torch's function (its result is what cured's op returns); cured's
+        formula is fed that result and the same output gradients."""
+        x = x.detach().double().requires_grad_()
+        result = reference(x)
+        outputs = result if isinstance(result, tuple) else (result,)
+        grads = tuple(torch.randn_like(o) if o.is_floating_point() else None for o in outputs)
+        want = torch.autograd.grad([o for o in outputs if o.is_floating_point()],
+                                   x, [g for g in grads if g is not None])[0]
+        got = _formula(name, (x.detach(),) + tuple(inputs_after_x),
+                       tuple(o.detach() for o in outputs) if isinstance(result, tuple) else result.detach(),
+                       *[g if g is not None else torch.zeros_like(o) for g, o in zip(grads, outputs)])
+        torch.testing.assert_close(got, want, equal_nan=True, msg=lambda m: "%s: %s" % (name, m))
+
+    def test_sums_and_means(self):
+        x = torch.randn(3, 4, 5)
+        self.check("sum", x, lambda t: t.sum((0, 2)), ([0, 2], False, None))
+        self.check("sum", x, lambda t: t.sum(1, keepdim=True), ([1], True, None))
+        self.check("exact_sum", x, lambda t: t.sum((0, 1, 2)), ([0, 1, 2], False))
+        self.check("mean", x, lambda t: t.mean(1), ([1], False))
+        self.check("mean", x, lambda t: t.mean((0, 2), keepdim=True), ([0, 2], True))
+
+    def test_extrema_with_ties_and_nan(self):
+        x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [math.nan, 1.0, math.nan, 5.0]])
+        for dims, keepdim in (([1], False), ([0], True), ([0, 1], False)):
+            self.check("amax", x, lambda t: t.amax(dims, keepdim), (dims, keepdim))
+            self.check("amin", x, lambda t: t.amin(dims, keepdim), (dims, keepdim))
+        self.check("max", x[:2], lambda t: t.max(), ([0, 1], False))
+        self.check("min", x[:2], lambda t: t.min(), ([0, 1], False))
+        self.check("max", x, lambda t: t.max(), ([0, 1], False))  # NaNs share the gradient
+        y = torch.randn(4, 6)
+        self.check("max_dim", y, lambda t: tuple(t.max(1)), (1, False))
+        self.check("min_dim", y, lambda t: tuple(t.min(0, keepdim=True)), (0, True))
+
+    def test_moments(self):
+        x = torch.randn(3, 4, 5)
+        for correction in (0, 1, 3):
+            c = float(correction)
+            self.check("var", x, lambda t: t.var(1, correction=correction), ([1], False, c))
+            self.check("std", x, lambda t: t.std((0, 2), correction=correction, keepdim=True), ([0, 2], True, c))
+            self.check("var_mean", x, lambda t: torch.var_mean(t, 2, correction=correction), ([2], False, c))
+            self.check("std_mean", x, lambda t: torch.std_mean(t, (0, 1), correction=correction), ([0, 1], False, c))
+        # n == correction: torch's gradient is infinite (or NaN where x equals the mean)
+        self.check("var", torch.randn(3, 2), lambda t: t.var(1, correction=2), ([1], False, 2.0))
+        # a constant row: std 0, its gradient masked to 0
+        self.check("std", torch.ones(2, 3), lambda t: t.std(1), ([1], False, 1.0))
+
+    def test_logsumexp(self):
+        x = torch.randn(3, 4)
+        x[1, :2] = -math.inf
+        self.check("logsumexp", x, lambda t: t.logsumexp(1), ([1], False))
+        self.check("logsumexp", x, lambda t: t.logsumexp((0, 1), keepdim=True), ([0, 1], True))
+
+    def test_vector_norms(self):
+        x = torch.tensor([[3.0, -4.0, 0.0], [0.0, 0.0, 0.0], [-2.0, 2.0, 1.0]])
+        for order in (1.0, 2.0, math.inf):
+            self.check("vector_norm", x, lambda t: torch.linalg.vector_norm(t, order, 1), ([1], False, order))
+            self.check("vector_norm", x, lambda t: torch.linalg.vector_norm(t, order, (0, 1), keepdim=True),
+                       ([0, 1], True, order))
+
+    def test_segments(self):
+        values = torch.randn(12)
+        offsets = torch.tensor([1, 4, 4, 9, 11])  # values 0 and 11 are in no segment, segment 1 is empty
+
+        def by_segment(op):
+            return lambda t: torch.stack([op(t[int(a):int(b)]) for a, b in zip(offsets[:-1], offsets[1:])])
+
+        self.check("segment_sum", values, by_segment(torch.sum), (offsets, True, None))
+        self.check("segment_exact_sum", values, by_segment(torch.sum), (offsets, True))
+        nonempty = torch.tensor([0, 3, 4, 9, 12])
+        offsets = nonempty
+        self.check("segment_mean", values, by_segment(torch.mean), (offsets, True))
+
+
+# ---- on the GPU ---------------------------------------------------------------------------------
+
+def _cuda(*shape, dtype=None):
+    return torch.randn(*shape, dtype=dtype or torch.float64, device="cuda")
+
+
+class Gradcheck(DeviceCase):
+    """torch.autograd.gradcheck of every function with a derivative, in float64, small shapes."""
+
+    def gradcheck(self, what, fn, *inputs):
+        inputs = tuple(t.detach().requires_grad_() if t.is_floating_point() else t for t in inputs)
+        try:
+            torch.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-4)
+        except Exception as e:  # noqa: BLE001 - name the case
+            raise AssertionError("%s: %s" % (what, e)) from None
+
+    def test_along_axes(self):
+        x = _cuda(3, 4, 5)
+        for dim, keepdim in ((None, False), (1, False), ((0, 2), True), (-1, True)):
+            case = "dim=%s keepdim=%s" % (dim, keepdim)
+            self.gradcheck("sum " + case, lambda t: cured.sum(t, dim, keepdim), x)
+            self.gradcheck("exact_sum " + case, lambda t: cured.exact_sum(t, dim, keepdim), x)
+            self.gradcheck("amax " + case, lambda t: cured.amax(t, dim, keepdim), x)
+            self.gradcheck("amin " + case, lambda t: cured.amin(t, dim, keepdim), x)
+            self.gradcheck("mean " + case, lambda t: cured.mean(t, dim, keepdim), x)
+            self.gradcheck("logsumexp " + case, lambda t: cured.logsumexp(t, dim, keepdim), x)
+            for correction in (0, 1):
+                kw = dict(correction=correction, keepdim=keepdim)
+                self.gradcheck("var %s c=%d" % (case, correction), lambda t: cured.var(t, dim, **kw), x)
+                self.gradcheck("std %s c=%d" % (case, correction), lambda t: cured.std(t, dim, **kw), x)
+                self.gradcheck("var_mean %s c=%d" % (case, correction), lambda t: cured.var_mean(t, dim, **kw), x)
+                self.gradcheck("std_mean %s c=%d" % (case, correction), lambda t: cured.std_mean(t, dim, **kw), x)
+            for order in (1, 2, math.inf):
+                self.gradcheck("vector_norm %s ord=%s" % (case, order),
+                               lambda t: cured.vector_norm(t, order, dim, keepdim), x)
+
+    def test_max_and_min(self):
+        x = _cuda(4, 5)
+        self.gradcheck("max", lambda t: cured.max(t), x)
+        self.gradcheck("min", lambda t: cured.min(t), x)
+        self.gradcheck("max dim", lambda t: cured.max(t, 1).values, x)
+        self.gradcheck("min dim keepdim", lambda t: cured.min(t, 0, keepdim=True).values, x)
+
+    def test_segments(self):
+        values = _cuda(20)
+        offsets = torch.tensor([2, 5, 5, 12, 19], device="cuda")
+        self.gradcheck("segment_sum", lambda v: cured.segment_sum(v, offsets), values)
+        self.gradcheck("segment_exact_sum", lambda v: cured.segment_exact_sum(v, offsets), values)
+        self.gradcheck("segment_mean", lambda v: cured.segment_mean(v, torch.tensor([0, 5, 12, 20], device="cuda")),
+                       values)
+
+
+class AgainstTorchGradients(DeviceCase):
+    """Gradients equal to torch's own, on float32, with ties, NaN and infinities."""
+
+    def same_grads(self, what, ours, theirs, x):
+        a = x.detach().clone().requires_grad_()
+        b = x.detach().clone().requires_grad_()
+        out_a, out_b = ours(a), theirs(b)
+        self.assertIsNotNone(out_a.grad_fn, what)
+        g = torch.randn_like(out_b)
+        out_a.backward(g)
+        out_b.backward(g)
+        torch.testing.assert_close(out_a.detach().to(out_b.dtype), out_b.detach(), equal_nan=True,
+                                   msg=lambda m: "%s (values): %s" % (what, m))
+        torch.testing.assert_close(a.grad, b.grad, equal_nan=True, msg=lambda m: "%s (gradients): %s" % (what, m))
+
+    def test_ties_and_nan(self):
+        x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [math.nan, 1.0, math.nan, 5.0]], device="cuda")
+        for dim in (1, 0, (0, 1), None):
+            every = () if dim is None else dim
+            self.same_grads("amax %s" % (dim,), lambda t: cured.amax(t, dim), lambda t: torch.amax(t, every), x)
+            self.same_grads("amin %s" % (dim,), lambda t: cured.amin(t, dim), lambda t: torch.amin(t, every), x)
+        self.same_grads("max", cured.max, torch.max, x)
+        self.same_grads("min", cured.min, torch.min, x)
+        self.same_grads("max without NaN", cured.max, torch.max, x[:2])
+        y = torch.tensor([[3.0, -4.0, 0.0], [0.0, 0.0, 0.0], [-2.0, 2.0, 2.0]], device="cuda")
+        for order in (1, 2, math.inf):
+            self.same_grads("vector_norm %s" % order, lambda t: cured.vector_norm(t, order, 1),
+                            lambda t: torch.linalg.vector_norm(t, order, 1), y)
+
+    def test_statistics(self):
+        x = torch.randn(6, 7, device="cuda")
+        x[2, :3] = -math.inf
+        self.same_grads("sum", lambda t: cured.sum(t, 1), lambda t: torch.sum(t, 1), x)
+        self.same_grads("mean", lambda t: cured.mean(t, (0, 1)), lambda t: torch.mean(t, (0, 1)), x[3:])
+        self.same_grads("logsumexp", lambda t: cured.logsumexp(t, 1), lambda t: torch.logsumexp(t, 1), x)
+        y = torch.randn(6, 7, device="cuda")
+        for correction in (0, 1, 7):
+            self.same_grads("var c=%d" % correction, lambda t: cured.var(t, 1, correction=correction),
+                            lambda t: torch.var(t, 1, correction=correction), y)
+            self.same_grads("std c=%d" % correction, lambda t: cured.std(t, 0, correction=correction),
+                            lambda t: torch.std(t, 0, correction=correction), y)
+
+    def test_max_along_a_dim(self):
+        x = torch.randn(5, 8, device="cuda")
+        self.same_grads("max dim", lambda t: cured.max(t, 1).values, lambda t: torch.max(t, 1).values, x)
+        self.same_grads("min dim", lambda t: cured.min(t, 0, True).values, lambda t: torch.min(t, 0, True).values, x)
+
+    def test_half_inputs_get_half_gradients(self):
+        x = torch.randn(4, 5, device="cuda", dtype=torch.float16, requires_grad=True)
+        cured.mean(x, 1).sum().backward()
+        self.assertEqual(x.grad.dtype, torch.float16)
+        torch.testing.assert_close(x.grad, torch.full_like(x, 0.2))
+
+
+class Routing(DeviceCase):
+    """Which calls go through the ops: those that need autograd or are traced; the rest keep the
+    fast path, with the same values."""
+
+    def test_grad_fn_only_where_needed(self):
+        x = torch.randn(8, 9, device="cuda")
+        self.assertIsNone(cured.sum(x, 1).grad_fn)
+        x.requires_grad_()
+        self.assertIsNotNone(cured.sum(x, 1).grad_fn)
+        with torch.no_grad():
+            self.assertIsNone(cured.sum(x, 1).grad_fn)
+        self.assertIsNone(cured.argmax(x, 1).grad_fn)
+        self.assertIsNotNone(cured.sum(torch.nn.Parameter(x.detach()), 1).grad_fn)
+
+    def test_same_values_both_ways(self):
+        x = torch.randn(33, 65, device="cuda")
+        for name, args in (("sum", (1,)), ("amax", (0,)), ("exact_sum", ((0, 1),)), ("mean", (1,)), ("var", (0,)),
+                           ("logsumexp", (1,)), ("vector_norm", (2, 1))):
+            fast = getattr(cured, name)(x, *args)
+            routed = getattr(cured, name)(x.detach().requires_grad_(), *args)
+            self.assertEqual(torch.equal(fast, routed.detach()), True, name)
+
+    def test_ops_directly(self):
+        x = torch.randn(4, 5, device="cuda")
+        torch.testing.assert_close(torch.ops.cured.sum(x, [1], False, None), x.sum(1))
+        v, i = torch.ops.cured.max_dim(x, 1, False)
+        torch.testing.assert_close(v, x.amax(1))
+        self.assertEqual(i.dtype, torch.int64)
+
+    def test_opcheck(self):
+        """torch.library.opcheck: schema, fake kernel, autograd registration, AOT dispatch."""
+        x = torch.randn(5, 6, device="cuda", dtype=torch.float64)
+        offsets = torch.tensor([0, 2, 2, 6], device="cuda")
+        values = torch.randn(6, device="cuda", dtype=torch.float64)
+        samples = {
+            "sum": (x, [1], False, None), "exact_sum": (x, [0], True), "amax": (x, [1], False),
+            "amin": (x, [0, 1], False), "max": (x, [0, 1], False), "min": (x, [0, 1], False),
+            "argmax": (x, [1], False), "argmin": (x, [0], True), "max_dim": (x, 1, False), "min_dim": (x, 0, True),
+            "mean": (x, [1], False), "var": (x, [1], False, 1.0), "std": (x, [0], True, 0.0),
+            "var_mean": (x, [1], False, 1.0), "std_mean": (x, [1], False, 1.0), "logsumexp": (x, [1], False),
+            "vector_norm": (x, [1], False, 2.0), "aminmax": (x, [1], False), "count_nonzero": (x, [1], False),
+            "any": (x, [1], False), "all": (x, [1], False),
+            "segment_sum": (values, offsets, True, None), "segment_exact_sum": (values, offsets, True),
+            "segment_mean": (values, torch.tensor([0, 2, 6], device="cuda"), True),
+            "segment_amax": (values, offsets, True), "segment_var": (values, offsets, True, 1.0),
+        }
+        failures = []
+        for name, args in samples.items():
+            args = tuple(a.detach().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point()
+                         and _row(name).backward is not None else a for a in args)
+            try:
+                torch.library.opcheck(getattr(torch.ops.cured, name).default, args)
+            except Exception as e:  # noqa: BLE001 - report every op at once
+                failures.append("%s: %s: %s" % (name, type(e).__name__, str(e)[:500]))
+        self.assertEqual(failures, [])
+
+
+class _Model(torch.nn.Module if torch else object):
+    """A small module of several cured ops, differentiable end to end."""
+
+    def forward(self, x):
+        m = cured.amax(x, 1, keepdim=True)
+        lse = cured.logsumexp(x - m, 1)
+        var, mean = cured.var_mean(x, 1, correction=0)
+        norm = cured.vector_norm(x, 2, 1)
+        return cured.sum(x, 1) + lse + var + mean + norm + cured.std(x, 1) + cured.max(x, 1).values
+
+
+class Compile(DeviceCase):
+    def test_fullgraph_equal_to_eager(self):
+        torch._dynamo.reset()
+        model = _Model()
+        compiled = torch.compile(model, fullgraph=True)
+        x = torch.randn(16, 33, device="cuda")
+        a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+        eager, traced = model(a), compiled(b)
+        torch.testing.assert_close(traced, eager)
+        eager.sum().backward()
+        traced.sum().backward()
+        torch.testing.assert_close(b.grad, a.grad)
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(x), model(x))
+
+    def test_no_graph_break(self):
+        torch._dynamo.reset()
+        explanation = torch._dynamo.explain(_Model())(torch.randn(4, 8, device="cuda"))
+        self.assertEqual(explanation.graph_break_count, 0, explanation.break_reasons)
+        self.assertEqual(explanation.graph_count, 1)
+
+    def test_segments_compile(self):
+        torch._dynamo.reset()
+
+        def f(values, offsets):
+            return cured.segment_sum(values, offsets, check=False) * 2 + cured.segment_mean(values, offsets, check=False)
+
+        values, offsets = torch.randn(100, device="cuda"), torch.tensor([0, 10, 60, 100], device="cuda")
+        torch.testing.assert_close(torch.compile(f, fullgraph=True)(values, offsets), f(values, offsets))
+
+    def test_export_sees_the_ops(self):
+        exported = torch.export.export(_Model(), (torch.randn(4, 8, device="cuda"),))
+        targets = {str(node.target) for node in exported.graph.nodes if node.op == "call_function"}
+        for name in ("cured.amax.default", "cured.logsumexp.default", "cured.var_mean.default", "cured.sum.default",
+                     "cured.max_dim.default"):
+            self.assertIn(name, targets)
+        x = torch.randn(4, 8, device="cuda")
+        torch.testing.assert_close(exported.module()(x), _Model()(x))
+
+
+class Out(DeviceCase):
+    """out=: written in place; another shape resized as torch does; dtype, device and autograd
+    errors where torch raises them (RuntimeError)."""
+
+    def test_written_in_place(self):
+        x = torch.randn(6, 7, device="cuda")
+        for name, want in (("sum", x.sum(1)), ("amax", x.amax(1)), ("mean", x.mean(1)),
+                           ("logsumexp", x.logsumexp(1))):
+            out = torch.empty(6, device="cuda")
+            ptr = out.data_ptr()
+            self.assertIs(getattr(cured, name)(x, 1, out=out), out)
+            self.assertEqual(out.data_ptr(), ptr)
+            torch.testing.assert_close(out, want)
+        out = torch.empty(6, dtype=torch.int64, device="cuda")
+        cured.argmax(x, 1, out=out)
+        torch.testing.assert_close(out, x.argmax(1))
+
+    def test_resize_as_torch(self):
+        x = torch.randn(6, 7, device="cuda")
+        out = torch.empty(0, device="cuda")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cured.sum(x, 1, out=out)  # no elements: resized without a warning
+        self.assertEqual(out.shape, (6,))
+        out = torch.empty(3, 2, device="cuda")
+        with self.assertWarnsRegex(UserWarning, "resized"):
+            cured.sum(x, 0, out=out)
+        self.assertEqual(out.shape, (7,))
+        torch.testing.assert_close(out, x.sum(0))
+
+    def test_not_dense_out(self):
+        x = torch.randn(6, 7, device="cuda")
+        out = torch.zeros(6, 2, device="cuda")[:, 0]
+        cured.sum(x, 1, out=out)
+        torch.testing.assert_close(out, x.sum(1))
+
+    def test_sum_into_out_dtype(self):
+        x = torch.randn(6, 7, device="cuda")
+        out = torch.empty(6, dtype=torch.float64, device="cuda")
+        cured.sum(x, 1, out=out)
+        torch.testing.assert_close(out, x.double().sum(1))
+
+    def test_errors_as_torch(self):
+        x = torch.randn(6, 7, device="cuda")
+        cases = (("dtype", lambda f: f(x, 1, out=torch.empty(6, dtype=torch.float64, device="cuda")), "amax"),
+                 ("device", lambda f: f(x, 1, out=torch.empty(6)), "amax"),
+                 ("argmax dtype", lambda f: f(x, 1, out=torch.empty(6, device="cuda")), "argmax"),
+                 ("autograd", lambda f: f(x.detach().requires_grad_(), 1, out=torch.empty(6, device="cuda")), "sum"))
+        for what, call, name in cases:
+            with self.assertRaises(RuntimeError, msg="torch " + what):
+                call(getattr(torch, name))
+            with self.assertRaises(RuntimeError, msg="cured " + what):
+                call(getattr(cured, name))
+
+
+class NamedTuples(DeviceCase):
+    def test_max_and_min_along_a_dim(self):
+        x = torch.randn(5, 8, device="cuda")
+        for name in ("max", "min"):
+            got, want = getattr(cured, name)(x, 1), getattr(torch, name)(x, 1)
+            self.assertIsInstance(got, getattr(torch.return_types, name))
+            torch.testing.assert_close(got.values, want.values)
+            torch.testing.assert_close(got.indices, want.indices)
+            values, indices = getattr(cured, name)(x, -1, keepdim=True)
+            self.assertEqual(values.shape, (5, 1))
+            self.assertEqual(indices.shape, (5, 1))
+            routed = getattr(cured, name)(x.detach().requires_grad_(), 1)
+            self.assertIsInstance(routed, getattr(torch.return_types, name))
+
+    def test_ties_take_the_first_index(self):
+        x = torch.tensor([[1.0, 3.0, 3.0], [math.nan, 2.0, math.nan]], device="cuda")
+        got = cured.max(x, 1)
+        self.assertEqual(got.indices.tolist(), [1, 0])
+
+    def test_whole_array_and_axis(self):
+        x = torch.randn(5, 8, device="cuda")
+        torch.testing.assert_close(cured.max(x), torch.max(x))
+        torch.testing.assert_close(cured.min(x), torch.min(x))
+        torch.testing.assert_close(cured.max(x, axis=1), x.amax(1))  # NumPy's max: the values
+        with self.assertRaises(TypeError):
+            cured.max(x, (0, 1))
+
+    def test_cupy_gets_a_tuple(self):
+        cupy, error = _try_import("cupy")
+        if cupy is None:
+            self.skipTest(error)
+        a = cupy.arange(12, dtype=cupy.float32).reshape(3, 4)
+        values, indices = cured.max(a, 1)
+        self.assertIs(type(cured.max(a, 1)), tuple)
+        self.assertEqual(values.tolist(), [3.0, 7.0, 11.0])
+        self.assertEqual(indices.tolist(), [3, 3, 3])
+        self.assertEqual(cured.sum(a, axis=()).shape, (3, 4))
+        self.assertEqual(float(cured.sum(a, axis=(0, 1))), 66.0)
+
+
+class Axis(DeviceCase):
+    def test_numpy_axis(self):
+        x = torch.randn(3, 4, 5, device="cuda")
+        torch.testing.assert_close(cured.sum(x, axis=1), x.sum(1))
+        torch.testing.assert_close(cured.sum(x, axis=(0, -1)), x.sum((0, 2)))
+        torch.testing.assert_close(cured.sum(x, axis=()), x)  # NumPy: no axis reduced
+        torch.testing.assert_close(cured.sum(x, dim=()), x.sum())  # torch: every axis
+        with self.assertRaises(TypeError):
+            cured.sum(x, 0, axis=0)
+
+
+class CudaGraphs(DeviceCase):
+    def test_captured_through_torch(self):
+        x = torch.randn(1000, 33, device="cuda")
+        static = x.clone()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):  # warm up (the stream's workspace) before capturing on that stream
+            for _ in range(3):
+                cured.sum(static, 1)
+                torch.ops.cured.logsumexp(static, [1], False)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            fast = cured.sum(static, 1)
+            through_op = torch.ops.cured.logsumexp(static, [1], False)
+        static.copy_(torch.randn_like(static))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(fast, static.sum(1))
+        torch.testing.assert_close(through_op, static.logsumexp(1))
+
+
+class Errors(DeviceCase):
+    """The same exceptions and messages through the ops as on the fast path."""
+
+    def same_error(self, call, x):
+        errors = []
+        for t in (x, x.detach().requires_grad_() if x.is_floating_point() else x):
+            try:
+                call(t)
+            except Exception as e:  # noqa: BLE001 - compared below
+                errors.append((type(e), str(e)))
+            else:
+                errors.append(None)
+        self.assertIsNotNone(errors[0])
+        self.assertEqual(errors[0], errors[1])
+
+    def test_errors_unchanged(self):
+        x = torch.randn(4, 5, device="cuda")
+        self.same_error(lambda t: cured.sum(t, 2), x)
+        self.same_error(lambda t: cured.sum(t, (1, -1)), x)
+        self.same_error(lambda t: cured.sum(t, dtype=torch.float16), x)
+        self.same_error(lambda t: cured.vector_norm(t, 3), x)
+        self.same_error(lambda t: cured.sum(t), torch.randn(4))  # host memory
+        self.same_error(lambda t: cured.segment_sum(t, torch.tensor([0, 9], device="cuda")),
+                        torch.randn(5, device="cuda"))
+        with self.assertRaises(TypeError):
+            cured.mean(torch.ones(3, dtype=torch.int32, device="cuda"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -427,7 +427,9 @@ class Routing(DeviceCase):
             "any": (x, [1], False), "all": (x, [1], False),
             "segment_sum": (values, offsets, True, None), "segment_exact_sum": (values, offsets, True),
             "segment_mean": (values, torch.tensor([0, 2, 6], device="cuda"), True),
-            "segment_amax": (values, offsets, True), "segment_var": (values, offsets, True, 1.0),
+            "segment_amax": (values, offsets, True),
+            # no empty segment here: its variance is NaN, and opcheck compares with equal_nan=False
+            "segment_var": (values, torch.tensor([0, 2, 6], device="cuda"), True, 1.0),
         }
         failures = []
         for name, args in samples.items():

@@ -32,7 +32,8 @@
 #                                   # stopped at README_LIMIT s (default 520 for the two together); their
 #                                   # output timestamped (readme_1.log, readme_2.log) and the times of the
 #                                   # build, of the pip install, of the first row and of the end in the
-#                                   # summary, written to $OUT/summary.txt as each is known
+#                                   # summary, written to $OUT/summary.txt as each is known; README_COMMANDS=1
+#                                   # runs the first command alone
 #   scripts/device_check.sh all     # tests and bench
 #   scripts/device_check.sh compare BASE_SRC [RENAME ...]
 #                                   # another source tree's cured-bench (say, git archive of the
@@ -282,7 +283,7 @@ for line in sys.stdin:
     sys.stdout.write("%7.1f %s" % (time.time() - t0, line))
     sys.stdout.flush()'
   first_at() { awk -v p="$1" '$0 ~ p { print $1; found = 1; exit } END { if (!found) print "-" }' "$2"; }
-  for k in 1 2; do
+  for k in ${README_COMMANDS:-1 2}; do
     log=$out/readme_$k.log
     rm -rf build/release build/pip
     setsid bash -c '{ taskset -c "0-$(($1 - 1))" bash -c "$2" 2>&1; echo "exit status $?"; } | python3 -u -c "$3" "$4"' \

@@ -92,13 +92,36 @@ void exact_dot_enqueue(const T* x, const T* y, std::int64_t n, exact_result_t<T>
   }
 }
 
+// CURED_EXACT_TEST_BLOCKS (default 1): whether exact_sum and exact_dot also compile their
+// 128-thread blocks, which only launch_options (the tests' seam) selects. The C library and
+// cured-bench, which never pass options, define it 0 and compile the 256-thread kernels alone.
+// Every unit of one program must see the same value.
+#ifndef CURED_EXACT_TEST_BLOCKS
+#define CURED_EXACT_TEST_BLOCKS 1
+#endif
+
+/// f(std::integral_constant<unsigned, Block>{}) for the options' block (0: 256 threads).
+template <class F>
+void with_exact_block(const launch_options& options, F&& f) {
+  if (options.exact_block == 128) {
+#if CURED_EXACT_TEST_BLOCKS
+    f(std::integral_constant<unsigned, 128>{});
+    return;
+#else
+    throw_invalid("exact_sum's blocks of 128 threads are not compiled into this program (CURED_EXACT_TEST_BLOCKS=0)");
+#endif
+  }
+  f(std::integral_constant<unsigned, 256>{});
+}
+
 /// The exact sum of in[0, n), rounded once to exact_result_t<T>, into *out.
 template <mode M, class T>
 void exact_sum(const T* in, std::int64_t n, exact_result_t<T>* out, workspace& ws, cudaStream_t stream,
                const launch_options& options = {}) {
   guarded_launch<M>(in, n, out, ws, stream, options, "exact_sum launch", [&](workspace::use&) {
-    if (options.exact_block == 128) exact_sum_enqueue<128>(in, n, out, ws, stream, options);
-    else exact_sum_enqueue<256>(in, n, out, ws, stream, options);
+    with_exact_block(options, [&](auto block) {
+      exact_sum_enqueue<decltype(block)::value>(in, n, out, ws, stream, options);
+    });
   });
 }
 
@@ -116,8 +139,9 @@ void exact_dot(const T* x, const T* y, std::int64_t n, exact_result_t<T>* out, w
                const launch_options& options = {}) {
   guarded_launch<M>(x, n, out, ws, stream, options, "exact_dot launch", [&](workspace::use& use) {
     if (n > 0) use.check_pointer(y, workspace::role::second_input, "the second input");
-    if (options.exact_block == 128) exact_dot_enqueue<128>(x, y, n, out, ws, stream, options);
-    else exact_dot_enqueue<256>(x, y, n, out, ws, stream, options);
+    with_exact_block(options, [&](auto block) {
+      exact_dot_enqueue<decltype(block)::value>(x, y, n, out, ws, stream, options);
+    });
   });
 }
 

@@ -38,8 +38,9 @@ extern "C" {
 #define CURED_C_API
 #endif
 
-/* Bumped when a declaration here changes incompatibly. */
-#define CURED_C_ABI_VERSION 2
+/* Bumped when a declaration here changes incompatibly or a function is added (a caller that
+ * checks for its own version then finds every function it declares). */
+#define CURED_C_ABI_VERSION 3
 #define CURED_C_MAX_RANK 8
 
 typedef enum cured_status {
@@ -204,6 +205,13 @@ CURED_C_API cured_status cured_segment_result_dtype(int32_t op, int32_t in, int3
 CURED_C_API cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes, int32_t naxes,
                                       const cured_array* out, const cured_array* values, void* stream,
                                       cured_workspace ws);
+
+/* The exact dot product of `x` and `y` (one floating type, the same extents, each dense in
+ * row-major order), rounded once into `out`'s one element: float64 for float64 inputs, float32
+ * for the others (cured_result_dtype's CURED_EXACT_SUM column). The same bits for any order and
+ * device; a NaN operand or inf * 0 gives NaN. */
+CURED_C_API cured_status cured_exact_dot(const cured_array* x, const cured_array* y, const cured_array* out,
+                                         void* stream, cured_workspace ws);
 
 /* `op` of each segment s of the rank-1 array `values`: elements [offsets[s], offsets[s + 1])
  * (count + 1 non-decreasing int64 offsets in device memory, within [0, n]), into the rank-1

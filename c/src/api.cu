@@ -257,6 +257,25 @@ segment_call segment_call_of(const cured_array& values, const std::int64_t* offs
   return c;
 }
 
+/// The count of a's elements, which must lie densely in row-major order (`what` names a).
+std::int64_t dense_count(const cured_array& a, const char* what) {
+  std::int64_t n = 1;
+  for (int k = 0; k < a.rank; ++k) {
+    if (a.extents[k] < 0) fail(std::string(what) + " has a negative extent (" + std::to_string(a.extents[k]) + ")");
+    if (a.extents[k] > 0 && n > INT64_MAX / a.extents[k]) fail(std::string(what) + " has more than 2^63 elements");
+    n *= a.extents[k];
+  }
+  std::int64_t next = 1;
+  for (int k = a.rank - 1; k >= 0 && n > 0; --k) {
+    if (a.extents[k] == 1) continue;
+    if (a.strides[k] != next)
+      fail(std::string(what) + " is not contiguous (axis " + std::to_string(k) + "'s stride is " +
+           std::to_string(a.strides[k]) + ", not " + std::to_string(next) + ")");
+    next *= a.extents[k];
+  }
+  return n;
+}
+
 axes axes_of(const std::int32_t* list, std::int32_t count) {
   if (count < 0 || count > CURED_C_MAX_RANK) fail("naxes " + std::to_string(count) + " outside 0.." + std::to_string(CURED_C_MAX_RANK));
   if (count > 0 && !list) fail("axes is null with naxes " + std::to_string(count));
@@ -353,6 +372,32 @@ cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes
         default: return axis_exact<K>(*in, along, *out, w, s);
       }
     });
+  });
+}
+
+cured_status cured_exact_dot(const cured_array* x, const cured_array* y, const cured_array* out, void* stream,
+                             cured_workspace ws) {
+  return guarded([&] {
+    check_array(x, "x");
+    check_array(y, "y");
+    check_array(out, "the output");
+    if (x->dtype != y->dtype) fail(std::string("x is ") + dtype_name(x->dtype) + ", y " + dtype_name(y->dtype));
+    if (!is_floating(x->dtype))
+      refuse(std::string("exact_dot takes floating elements, not ") + dtype_name(x->dtype) + " (" +
+             names_where(is_floating) + ")");
+    bool same = x->rank == y->rank;
+    for (int k = 0; same && k < x->rank; ++k) same = x->extents[k] == y->extents[k];
+    if (!same) fail("x and y differ in shape");
+    const std::int64_t n = dense_count(*x, "x");
+    (void)dense_count(*y, "y");
+    const std::int64_t outputs = dense_count(*out, "the output");
+    if (outputs != 1) fail("the output has " + std::to_string(outputs) + " elements, not 1");
+    if (out->dtype != float_result(x->dtype))
+      fail(std::string("the output is ") + dtype_name(out->dtype) + ", not " + dtype_name(float_result(x->dtype)));
+    const auto s = static_cast<cudaStream_t>(stream);
+    const current_device_guard caller_device;
+    cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(x->data, s);
+    with_shard(x->dtype, [&](auto shard) { exact_dot<decltype(shard)::value>(*x, *y, n, *out, w, s); });
   });
 }
 

@@ -1,7 +1,8 @@
-// The C interface's exact sums along axes, for the floating types.
+// The C interface's exact sums along axes and exact dot products, for the floating types.
 
 #include "capi.hpp"
 #include "cured/axes.cuh"
+#include "cured/exact.cuh"
 
 namespace cured::capi {
 
@@ -14,5 +15,18 @@ void axis_exact(const cured_array& in, const axes& along, const cured_array& out
 }
 
 template void axis_exact<CURED_C_SHARD>(const cured_array&, const axes&, const cured_array&, workspace&, cudaStream_t);
+
+template <int Shard>
+void exact_dot(const cured_array& x, const cured_array& y, std::int64_t n, const cured_array& out, workspace& ws,
+               cudaStream_t s) {
+  with_floating<Shard>(x.dtype, "exact_dot", [&](auto t) {
+    using T = typename decltype(t)::type;
+    exact_dot_async(static_cast<const T*>(x.data), static_cast<const T*>(y.data), n,
+                    static_cast<exact_result_t<T>*>(out.data), ws, s);
+  });
+}
+
+template void exact_dot<CURED_C_SHARD>(const cured_array&, const cured_array&, std::int64_t, const cured_array&,
+                                       workspace&, cudaStream_t);
 
 }  // namespace cured::capi

@@ -270,6 +270,10 @@ void axis_arg(bool max, const cured_array& in, const axes& along, const cured_ar
               workspace& ws, cudaStream_t s);
 template <int Shard>
 void axis_exact(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s);
+/// The exact dot product of the n elements of x and y (dense, one floating type) into out's one element.
+template <int Shard>
+void exact_dot(const cured_array& x, const cured_array& y, std::int64_t n, const cured_array& out, workspace& ws,
+               cudaStream_t s);
 
 /// A segmented call: the values as a pointer and count, the offsets, and where the status goes
 /// (check: the blocking form, which throws for bad offsets; else the async form on ws).

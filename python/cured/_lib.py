@@ -16,7 +16,7 @@ import os
 import struct
 
 MAX_RANK = 8
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 # cured_status
 SUCCESS, ERROR_INVALID, ERROR_UNSUPPORTED, ERROR_CUDA, ERROR_INTERNAL = range(5)

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -160,6 +162,43 @@ TEST(CApi, RejectsBadArgumentsBeforeAnyCudaCall) {
   EXPECT_EQ(cured_workspace_create(0, nullptr), CURED_ERROR_INVALID);
 }
 
+TEST(CApi, ExactDotRejectsBadArgumentsBeforeAnyCudaCall) {
+  alignas(16) static float host[16];
+  alignas(16) static double wide[16];
+  const cured_array x = array_of(host, CURED_FLOAT32, {2, 4}, {4, 1});
+  const cured_array out = array_of(host + 12, CURED_FLOAT32, {}, {});
+  const auto status = [&](const cured_array* a, const cured_array* b, const cured_array* o) {
+    return cured_exact_dot(a, b, o, nullptr, nullptr);
+  };
+  EXPECT_EQ(status(nullptr, &x, &out), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("x is null"), std::string::npos) << message();
+  EXPECT_EQ(status(&x, &x, nullptr), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("the output is null"), std::string::npos) << message();
+  const cured_array y64 = array_of(wide, CURED_FLOAT64, {2, 4}, {4, 1});
+  EXPECT_EQ(status(&x, &y64, &out), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("x is float32, y float64"), std::string::npos) << message();
+  const cured_array ints = array_of(host, CURED_INT32, {2, 4}, {4, 1});
+  const cured_array int_out = array_of(host + 12, CURED_INT64, {}, {});
+  EXPECT_EQ(status(&ints, &ints, &int_out), CURED_ERROR_UNSUPPORTED);
+  EXPECT_NE(message().find("exact_dot takes floating elements, not int32"), std::string::npos) << message();
+  const cured_array other_shape = array_of(host, CURED_FLOAT32, {4, 2}, {2, 1});
+  EXPECT_EQ(status(&x, &other_shape, &out), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("differ in shape"), std::string::npos) << message();
+  const cured_array strided = array_of(host, CURED_FLOAT32, {2, 4}, {8, 1});
+  EXPECT_EQ(status(&x, &strided, &out), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("y is not contiguous (axis 0's stride is 8, not 4)"), std::string::npos) << message();
+  const cured_array two = array_of(host + 12, CURED_FLOAT32, {2}, {1});
+  EXPECT_EQ(status(&x, &x, &two), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("the output has 2 elements, not 1"), std::string::npos) << message();
+  const cured_array out64 = array_of(wide, CURED_FLOAT64, {1}, {1});
+  EXPECT_EQ(status(&x, &x, &out64), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("the output is float64, not float32"), std::string::npos) << message();
+  cured_array negative = x;
+  negative.extents[0] = -2;
+  EXPECT_EQ(status(&negative, &negative, &out), CURED_ERROR_INVALID);
+  EXPECT_NE(message().find("negative extent"), std::string::npos) << message();
+}
+
 class CApiGpu : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -225,6 +264,53 @@ TEST_F(CApiGpu, ReducesAlongAxesOnAStream) {
   cudaFree(x);
   cudaFree(sums);
   cudaFree(idx);
+}
+
+/// cured_exact_dot of n elements x[i] = xs(i), y[i] = ys(i) of type T (laid out as rows x n / rows),
+/// read back from its Out result.
+template <class T, class Out, class X, class Y>
+Out exact_dot_of(std::int32_t dtype, std::int32_t out_dtype, int n, int rows, X xs, Y ys, cured_workspace ws) {
+  std::vector<T> hx(n), hy(n);
+  for (int i = 0; i < n; ++i) {
+    hx[i] = T(xs(i));
+    hy[i] = T(ys(i));
+  }
+  T* x = to_device(hx);
+  T* y = to_device(hy);
+  Out* out = to_device(std::vector<Out>(1, Out(-7)));
+  const cured_array ax = array_of(x, dtype, {rows, n / rows}, {n / rows, 1});
+  const cured_array ay = array_of(y, dtype, {rows, n / rows}, {n / rows, 1});
+  const cured_array ao = array_of(out, out_dtype, {1}, {1});
+  EXPECT_EQ(cured_exact_dot(&ax, &ay, &ao, nullptr, ws), CURED_SUCCESS) << message();
+  const Out got = to_host(out, 1)[0];
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(out);
+  return got;
+}
+
+TEST_F(CApiGpu, ExactDotRoundsOnce) {
+  // 2^24 + 1 - 2^24: a float sum in this order loses the 1, the exact one keeps it.
+  const auto cancel = [](int i) { return i == 0 ? 16777216.0 : i == 1 ? 1.0 : i == 2 ? -16777216.0 : 0.0; };
+  const auto one = [](int) { return 1.0; };
+  EXPECT_EQ((exact_dot_of<float, float>(CURED_FLOAT32, CURED_FLOAT32, 4, 2, cancel, one, nullptr)), 1.0f);
+  const auto cancel64 = [](int i) { return i == 0 ? 1e300 : i == 1 ? 3.0 : i == 2 ? -1e300 : 0.0; };
+  const auto tiny = [](int i) { return i == 1 ? 1e-300 : 1.0; };
+  EXPECT_EQ((exact_dot_of<double, double>(CURED_FLOAT64, CURED_FLOAT64, 4, 1, cancel64, tiny, nullptr)), 3.0 * tiny(1));
+  // Small integers: every product and the sum are exact, the same for every type.
+  const int n = 3000;
+  const auto xs = [](int i) { return double(i % 7 - 3); };
+  const auto ys = [](int i) { return double(i % 5 - 2); };
+  double want = 0;
+  for (int i = 0; i < n; ++i) want += xs(i) * ys(i);
+  cured_workspace ws = nullptr;
+  ASSERT_EQ(cured_workspace_create(0, &ws), CURED_SUCCESS) << message();
+  EXPECT_EQ((exact_dot_of<__half, float>(CURED_FLOAT16, CURED_FLOAT32, n, 3, xs, ys, ws)), float(want));
+  EXPECT_EQ((exact_dot_of<__nv_bfloat16, float>(CURED_BFLOAT16, CURED_FLOAT32, n, 1, xs, ys, nullptr)), float(want));
+  EXPECT_EQ((exact_dot_of<float, float>(CURED_FLOAT32, CURED_FLOAT32, n, 10, xs, ys, ws)), float(want));
+  EXPECT_EQ((exact_dot_of<double, double>(CURED_FLOAT64, CURED_FLOAT64, n, 1, xs, ys, nullptr)), want);
+  EXPECT_EQ((exact_dot_of<float, float>(CURED_FLOAT32, CURED_FLOAT32, 0, 1, xs, ys, nullptr)), 0.0f);
+  EXPECT_EQ(cured_workspace_destroy(ws), CURED_SUCCESS);
 }
 
 TEST_F(CApiGpu, RunsOnTheInputsDeviceAndRestoresTheCallers) {

@@ -39,7 +39,7 @@ from ._lib import CuredError, CuredTypeError, CuredValueError
 from ._version import __version__  # noqa: F401 - the package's version (pip's)
 from ._version import cuda_architectures as __cuda_architectures__  # noqa: F401 - what libcured_c runs on
 
-__all__ = ["sum", "amin", "amax", "max", "min", "argmin", "argmax", "exact_sum", "mean", "var", "std", "var_mean",
+__all__ = ["sum", "amin", "amax", "max", "min", "argmin", "argmax", "exact_sum", "exact_dot", "mean", "var", "std", "var_mean",
            "std_mean", "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
            "segment_amax", "segment_argmin", "segment_argmax", "segment_exact_sum", "segment_mean", "segment_var",
            "segment_std", "segment_var_mean", "segment_std_mean", "segment_aminmax", "segment_vector_norm",
@@ -422,6 +422,46 @@ def exact_sum(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Arra
     if _routed(x):
         return _ops.along("exact_sum", x, dim, keepdim, (), out)
     return _reduce(_lib.EXACT_SUM, x, dim, keepdim, None, out)
+
+
+def exact_dot(x: _Array, y: _Array, *, out: _Array = None) -> _Array:
+    """The exact dot product of x and y, rounded once: the sum of x[i] * y[i] over their
+    elements in order (one floating type, the same shape; any rank, as numpy.vdot without the
+    conjugate), a 0-d float32 array (float64 for float64 inputs) with the same bits for any order
+    or device. A NaN operand or inf * 0 gives NaN; products beyond float's range count exactly.
+    torch tensors that are not contiguous are copied to be; other arrays must be dense. Its
+    gradient is torch.dot's: grad * y for x and grad * x for y."""
+    if _routed(x) or _routed(y):
+        return _ops.exact_dot(x, y, out)
+    return _exact_dot_kernel(x, y, out)
+
+
+def _exact_dot_kernel(x, y, into=None):
+    """exact_dot through the C call (a new 0-d array, or out=into)."""
+    if _torch_tensor is not None and isinstance(x, _torch_tensor) and isinstance(y, _torch_tensor):
+        x, y = x.contiguous(), y.contiguous()
+    d, e = _describe(x), _describe(y)
+    if d.fw is not e.fw:
+        raise CuredTypeError("cured: x is a %s array, y a %s array" % (d.fw.name, e.fw.name))
+    if d.device != e.device:
+        raise CuredValueError("cured: x is on device %d, y on device %d" % (d.device, e.device))
+    if d.dtype != e.dtype:
+        raise CuredTypeError("cured: x is %s, y %s" % (_lib.DTYPE_NAMES[d.dtype], _lib.DTYPE_NAMES[e.dtype]))
+    if tuple(d.shape) != tuple(e.shape):
+        raise CuredValueError("cured: x has shape %s, y %s" % (tuple(d.shape), tuple(e.shape)))
+    code = _exact_dot_dtype(d.dtype)
+    out, ptr = _new_or_into(into, (), d.fw.dtype_of(code), d)
+    _lib.exact_dot(_lib.pack_array(d.ptr, d.dtype, d.shape, d.strides),
+                   _lib.pack_array(e.ptr, e.dtype, e.shape, e.strides), _lib.pack_array(ptr, code, (), ()), d.stream)
+    return _finish(out, into)
+
+
+def _exact_dot_dtype(code):
+    """exact_dot's result type code for elements of type code: exact_sum's."""
+    if code not in _lib.FLOATING:
+        raise CuredTypeError("cured: exact_dot takes floating elements, not %s (%s)"
+                             % (_lib.DTYPE_NAMES[code], ", ".join(_lib.DTYPE_NAMES[c] for c in sorted(_lib.FLOATING))))
+    return _lib.result_dtype(_lib.EXACT_SUM, code, -1)
 
 
 # ---- statistics: one pass along axes ------------------------------------------------------------

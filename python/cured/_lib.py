@@ -118,6 +118,8 @@ def _load():
     # Arrays and axes go as bytes (char*), streams and workspaces as integers.
     lib.cured_reduce.restype = i32
     lib.cured_reduce.argtypes = [i32, ctypes.c_char_p, ctypes.c_char_p, i32, ctypes.c_char_p, ctypes.c_char_p, p, p]
+    lib.cured_exact_dot.restype = i32
+    lib.cured_exact_dot.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, p, p]
     lib.cured_segment_reduce.restype = i32
     lib.cured_segment_reduce.argtypes = [i32, ctypes.c_char_p, p, i64, ctypes.c_char_p, p, i32, p, p]
     lib.cured_statistic_reduce.restype = i32
@@ -285,6 +287,13 @@ def statistic_dtype(statistic, dtype, segments=False):
 def reduce(op, in_array, axes, out_array, stream):
     """cured_reduce on packed arrays; raises on failure."""
     status = lib.cured_reduce(op, in_array, pack_axes(axes), len(axes), out_array, None, stream, None)
+    if status:
+        raise_for(status)
+
+
+def exact_dot(x_array, y_array, out_array, stream):
+    """cured_exact_dot on packed arrays; raises on failure."""
+    status = lib.cured_exact_dot(x_array, y_array, out_array, stream, None)
     if status:
         raise_for(status)
 

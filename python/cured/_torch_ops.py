@@ -17,7 +17,8 @@ import re
 import torch
 
 from . import _lib
-from . import CuredValueError, _arg_values, _Axes, _normalize_dims, _out_shape, _reduce, _resolve_code
+from . import CuredTypeError, CuredValueError, _arg_values, _Axes, _normalize_dims, _out_shape, _reduce, _resolve_code
+from . import _exact_dot_dtype, _exact_dot_kernel
 from . import _segment_kernel, _segment_statistic_kernel, _statistic, _torch_into
 from ._arrays import torch_framework
 
@@ -63,7 +64,16 @@ def along(name, x, dim, keepdim, extra=(), out=None):
     """torch.ops.cured.<name> of x along dim (torch's, or an _Axes), its extra arguments after
     keepdim; out= checked, resized and filled as torch's out= are."""
     axes = list(_normalize_dims(dim, x.dim()))
-    result = _registered[name](x, axes, keepdim, *extra)
+    return _into(_registered[name](x, axes, keepdim, *extra), out, x)
+
+
+def exact_dot(x, y, out=None):
+    """torch.ops.cured.exact_dot of x and y; out= as along's."""
+    return _into(_registered["exact_dot"](x, y), out, x)
+
+
+def _into(result, out, x):
+    """result, or out (checked, resized and filled as torch's out= are) when given."""
     if out is None:
         return result
     _torch_into(out, result.shape, result.dtype, x)
@@ -156,6 +166,19 @@ def _segment_op_fake(op):
         _, code = _resolve_code(op, _code(values), requested, segments=True)
         return values.new_empty((count,), dtype=_fw.dtype_of(code))
     return fake
+
+
+def _exact_dot_op_kernel(x, y):
+    return _exact_dot_kernel(x, y)
+
+
+def _exact_dot_fake(x, y):
+    """exact_dot's 0-d result, after the checks the call makes on x and y."""
+    if x.dtype != y.dtype:
+        raise CuredTypeError("cured: x is %s, y %s" % (_lib.DTYPE_NAMES[_code(x)], _lib.DTYPE_NAMES[_code(y)]))
+    if x.shape != y.shape:
+        raise CuredValueError("cured: x has shape %s, y %s" % (tuple(x.shape), tuple(y.shape)))
+    return x.new_empty((), dtype=_fw.dtype_of(_exact_dot_dtype(_code(x))))
 
 
 def _segment_statistic_op_kernel(stat):
@@ -357,6 +380,16 @@ def _backward_segment_mean(ctx, grad):
     return _grads(ctx, _per_value(grad / (offsets[1:] - offsets[:-1]), offsets, ctx.n))
 
 
+def _setup_dot(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _backward_dot(ctx, grad):
+    """dot's backward: grad * y for x, grad * x for y (each in its input's dtype)."""
+    x, y = ctx.saved_tensors
+    return (grad * y.to(grad.dtype)).to(x.dtype), (grad * x.to(grad.dtype)).to(y.dtype)
+
+
 # ---- the table: one row per op ------------------------------------------------------------------
 
 Row = collections.namedtuple("Row", "name schema kernel fake setup backward")
@@ -383,6 +416,7 @@ _DERIVATIVES = {
     "segment_sum": (_setup_segment, _backward_segment_sum),
     "segment_exact_sum": (_setup_segment, _backward_segment_sum),
     "segment_mean": (_setup_segment, _backward_segment_mean),
+    "exact_dot": (_setup_dot, _backward_dot),
 }
 
 
@@ -412,6 +446,7 @@ def _rows():
         add(name, "(Tensor x, int[] dim, bool keepdim) -> Tensor", _reduce_kernel(op), _reduce_fake(op))
         add(name + "_dim", "(Tensor x, int dim, bool keepdim) -> (Tensor values, Tensor indices)",
             _extreme_dim_kernel(arg), _extreme_dim_fake)
+    add("exact_dot", "(Tensor x, Tensor y) -> Tensor", _exact_dot_op_kernel, _exact_dot_fake)
     return tuple(rows)
 
 

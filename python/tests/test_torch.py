@@ -90,12 +90,13 @@ class Schemas(CPUCase):
         for row in cured._lib.STATISTICS:
             self.assertIn(row.name, names)
             self.assertIn("segment_" + row.name, names)
-        self.assertTrue({"max", "min", "max_dim", "min_dim"} <= names)
+        self.assertTrue({"max", "min", "max_dim", "min_dim", "exact_dot"} <= names)
 
     def test_schemas_parse(self):
         for row in _torch_ops.OPS:
             schema = torch._C.parse_schema("cured::" + row.name + row.schema)
             self.assertEqual(schema.arguments[0].name, "values" if row.name.startswith("segment_") else "x")
+        self.assertEqual(_row("exact_dot").schema, "(Tensor x, Tensor y) -> Tensor")
 
     def test_the_schemas_torch_shows(self):
         schemas = {r.name: r.schema for r in _torch_ops.OPS}
@@ -114,7 +115,7 @@ class Schemas(CPUCase):
         with_backward = {r.name for r in _torch_ops.OPS if r.backward is not None}
         self.assertEqual(with_backward, {"sum", "exact_sum", "amin", "amax", "min", "max", "min_dim", "max_dim", "mean",
                                          "var", "std", "var_mean", "std_mean", "logsumexp", "vector_norm",
-                                         "segment_sum", "segment_exact_sum", "segment_mean"})
+                                         "segment_sum", "segment_exact_sum", "segment_mean", "exact_dot"})
 
     def test_versions(self):
         self.assertTrue(_torch_ops.version_ok("2.4.0"))
@@ -168,6 +169,17 @@ class FakeKernels(CPUCase):
         self.check("segment_std_mean", (_meta((100,), torch.float64), offsets, True, 1.0), [(4,), (4,)],
                    [torch.float64] * 2)
         self.check("segment_any", (_meta((100,), torch.int8), offsets, True), [(4,)], [torch.bool])
+
+    def test_exact_dot(self):
+        for dtype, result in ((torch.float16, torch.float32), (torch.bfloat16, torch.float32),
+                              (torch.float32, torch.float32), (torch.float64, torch.float64)):
+            self.check("exact_dot", (_meta((3, 5), dtype), _meta((3, 5), dtype)), [()], [result])
+        with self.assertRaisesRegex(TypeError, "exact_dot takes floating elements, not int32"):
+            _row("exact_dot").fake(_meta((4,), torch.int32), _meta((4,), torch.int32))
+        with self.assertRaisesRegex(TypeError, "x is float32, y float64"):
+            _row("exact_dot").fake(_meta((4,)), _meta((4,), torch.float64))
+        with self.assertRaisesRegex(ValueError, "x has shape"):
+            _row("exact_dot").fake(_meta((4,)), _meta((5,)))
 
     def test_errors(self):
         with self.assertRaisesRegex(TypeError, "mean takes"):
@@ -276,6 +288,17 @@ class Derivatives(CPUCase):
         offsets = nonempty
         self.check("segment_mean", values, by_segment(torch.mean), (offsets, True))
 
+    def test_exact_dot_both_inputs(self):
+        x, y = torch.randn(7, dtype=torch.float64), torch.randn(7, dtype=torch.float64)
+        a, b = x.clone().requires_grad_(), y.clone().requires_grad_()
+        g = torch.randn((), dtype=torch.float64)
+        want = torch.autograd.grad(torch.dot(a, b), (a, b), g)
+        ctx = _Ctx()
+        _row("exact_dot").setup(ctx, (x, y), torch.dot(x, y))
+        got = _row("exact_dot").backward(ctx, g)
+        torch.testing.assert_close(got[0], want[0])
+        torch.testing.assert_close(got[1], want[1])
+
 
 # ---- on the GPU ---------------------------------------------------------------------------------
 
@@ -312,6 +335,13 @@ class Gradcheck(DeviceCase):
             for order in (1, 2, math.inf):
                 self.gradcheck("vector_norm %s ord=%s" % (case, order),
                                lambda t: cured.vector_norm(t, order, dim, keepdim), x)
+
+    def test_exact_dot(self):
+        x, y = _cuda(13), _cuda(13)
+        self.gradcheck("exact_dot", cured.exact_dot, x, y)
+        self.gradcheck("exact_dot of 2-D", cured.exact_dot, _cuda(3, 4), _cuda(3, 4))
+        # one input needing no gradient
+        self.gradcheck("exact_dot x only", lambda t: cured.exact_dot(t, y), x)
 
     def test_max_and_min(self):
         x = _cuda(4, 5)
@@ -427,7 +457,7 @@ class Routing(DeviceCase):
             "any": (x, [1], False), "all": (x, [1], False),
             "segment_sum": (values, offsets, True, None), "segment_exact_sum": (values, offsets, True),
             "segment_mean": (values, torch.tensor([0, 2, 6], device="cuda"), True),
-            "segment_amax": (values, offsets, True),
+            "segment_amax": (values, offsets, True), "exact_dot": (x, x.flip(0)),
             # no empty segment here: its variance is NaN, and opcheck compares with equal_nan=False
             "segment_var": (values, torch.tensor([0, 2, 6], device="cuda"), True, 1.0),
         }
@@ -645,8 +675,65 @@ class Errors(DeviceCase):
         self.same_error(lambda t: cured.sum(t), torch.randn(4))  # host memory
         self.same_error(lambda t: cured.segment_sum(t, torch.tensor([0, 9], device="cuda")),
                         torch.randn(5, device="cuda"))
+        self.same_error(lambda t: cured.exact_dot(t, torch.randn(3, device="cuda")), torch.randn(4, device="cuda"))
+        self.same_error(lambda t: cured.exact_dot(t, t.double()), torch.randn(4, device="cuda"))
         with self.assertRaises(TypeError):
             cured.mean(torch.ones(3, dtype=torch.int32, device="cuda"))
+        with self.assertRaisesRegex(TypeError, "exact_dot takes floating elements, not int32"):
+            cured.exact_dot(torch.ones(3, dtype=torch.int32, device="cuda"), torch.ones(3, dtype=torch.int32,
+                                                                                         device="cuda"))
+
+
+class ExactDot(DeviceCase):
+    """exact_dot: rounded once, the same bits in any order, every floating type, any layout."""
+
+    def test_rounded_once(self):
+        x = torch.tensor([1e300, 3.0, -1e300], dtype=torch.float64, device="cuda")
+        y = torch.tensor([1.0, 1e-300, 1.0], dtype=torch.float64, device="cuda")
+        got = cured.exact_dot(x, y)
+        self.assertEqual((got.shape, got.dtype), (torch.Size([]), torch.float64))
+        self.assertEqual(got.item(), 3.0 * 1e-300)
+        x = torch.tensor([16777216.0, 1.0, -16777216.0], device="cuda")
+        self.assertEqual(cured.exact_dot(x, torch.ones(3, device="cuda")).item(), 1.0)
+
+    def test_float32_against_fsum(self):
+        x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+        products = [a * b for a, b in zip(x.double().tolist(), y.double().tolist())]  # exact for float32
+        want = torch.tensor(math.fsum(products), dtype=torch.float64).float()
+        self.assertEqual(cured.exact_dot(x, y).item(), want.item())
+        order = torch.randperm(1000, device="cuda")
+        self.assertEqual(cured.exact_dot(x[order], y[order]).item(), want.item())
+
+    def test_every_floating_type_and_layout(self):
+        xs = (torch.arange(3000, device="cuda") % 7 - 3).double()
+        ys = (torch.arange(3000, device="cuda") % 5 - 2).double()
+        want = float((xs * ys).sum())
+        for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+            got = cured.exact_dot(xs.to(dtype).reshape(30, 100), ys.to(dtype).reshape(30, 100))
+            self.assertEqual(got.dtype, torch.float64 if dtype == torch.float64 else torch.float32)
+            self.assertEqual(got.item(), want, dtype)
+        wide = torch.stack([xs, xs]).t()  # the first column is xs, strided
+        self.assertEqual(cured.exact_dot(wide[:, 0], ys).item(), want)
+        out = torch.empty((), device="cuda", dtype=torch.float64)
+        self.assertIs(cured.exact_dot(xs, ys, out=out), out)
+        self.assertEqual(out.item(), want)
+        self.assertEqual(cured.exact_dot(xs[:0], ys[:0]).item(), 0.0)
+
+    def test_gradients_as_torch_dot(self):
+        x, y = torch.randn(50, device="cuda", requires_grad=True), torch.randn(50, device="cuda", requires_grad=True)
+        cured.exact_dot(x, y).backward()
+        torch.testing.assert_close(x.grad, y.detach())
+        torch.testing.assert_close(y.grad, x.detach())
+
+    def test_cupy(self):
+        try:
+            import cupy
+        except Exception as e:  # noqa: BLE001 - any failure to import means: not here
+            self.skipTest("cupy is not importable (%s)" % e)
+        x = cupy.arange(100, dtype=cupy.float32)
+        got = cured.exact_dot(x, x)
+        self.assertIsInstance(got, cupy.ndarray)
+        self.assertEqual(float(got), float(sum(k * k for k in range(100))))
 
 
 if __name__ == "__main__":

@@ -171,11 +171,12 @@ def _resolve(op, d, dtype, segments=False):
 
 # ---- out= ---------------------------------------------------------------------------------------
 
-def _torch_into(out, shape, dtype, x):
+def _torch_into(out, shape, dtype, x, stacklevel=4):
     """The tensor a kernel writes for out=out (torch's rules): out itself when dense after the
     checks, else a new tensor whose values the caller copies into out. The result's device and
     dtype are required (RuntimeError, as torch raises), and no autograd for a floating result;
-    another shape resizes out, with torch's warning when it held elements."""
+    another shape resizes out, with torch's warning when it held elements (stacklevel: the
+    caller's frame, counted as warnings.warn counts it from here)."""
     if not isinstance(out, _torch_tensor):
         raise CuredTypeError("cured: out must be a torch tensor for a torch input, not %s" % type(out).__name__)
     if out.device != x.device:
@@ -194,7 +195,7 @@ def _torch_into(out, shape, dtype, x):
                            "match the required output shape %s. This behavior is deprecated, and in a future "
                            "PyTorch release outputs will not be resized unless they have zero elements. You can "
                            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                           "t.resize_(0)." % (list(out.shape), list(shape)), UserWarning, stacklevel=4)
+                           "t.resize_(0)." % (list(out.shape), list(shape)), UserWarning, stacklevel=stacklevel)
         out.resize_(shape)
     return out if out.is_contiguous() else x.new_empty(shape, dtype=dtype)
 
@@ -360,13 +361,34 @@ def _extreme(name, op, x, dim, keepdim, out, axis):
                             % (name, name, name, type(dim).__name__))
         dim = dim.__index__()
     if out is not None:
-        raise TypeError("cured: %s along a dim takes no out=; call it without" % name)
+        return _extreme_into(name, op, x, dim, keepdim, out)
     if _routed(x):
         return _ops.extreme_dim(name, x, dim, keepdim)
     values, indices = _arg_values(op, x, dim, keepdim)
     if _torch_tensor is not None and isinstance(values, _torch_tensor):
         return _ops_pair(name, values, indices)
     return values, indices
+
+
+def _extreme_into(name, op, x, dim, keepdim, out):
+    """max or min of torch tensor x along the int dim into out=(values, indices), each checked
+    and resized by torch's rules before the call, then filled; torch.return_types.max or .min
+    of the two."""
+    torch = _sys.modules.get("torch")
+    if torch is None or not isinstance(x, torch.Tensor):
+        raise CuredTypeError("cured: %s along a dim takes out=(values, indices) for torch tensors only, not for %s"
+                             % (name, type(x).__name__))
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError("cured: %s along a dim takes out=(values, indices), two tensors, not %r" % (name, out))
+    if _torch_tensor is None:
+        _bind_torch()
+    shape = _out_shape(x.shape, _normalize_dims(dim, x.dim()), keepdim)
+    _torch_into(out[0], shape, x.dtype, x, stacklevel=5)
+    _torch_into(out[1], shape, torch.int64, x, stacklevel=5)
+    values, indices = _extreme(name, op, x, dim, keepdim, None, None)
+    out[0].copy_(values)
+    out[1].copy_(indices)
+    return _ops_pair(name, out[0], out[1])
 
 
 def _ops_pair(name, values, indices):
@@ -381,7 +403,9 @@ def max(x: _Array, dim: _Optional[int] = None, keepdim: bool = False, *, out: _A
     evenly to the greatest elements, the NaNs if any); with an int dim the pair (values,
     indices) along it from one pass, torch.return_types.max for torch tensors and a tuple
     otherwise (the first index on ties, the first NaN if any; the gradient goes to that index).
-    axis: NumPy's max, the values alone (as amax)."""
+    out: without a dim one tensor; with a dim torch's pair out=(values, indices) of torch
+    tensors, written in place by torch's out= rules. axis: NumPy's max, the values alone (as
+    amax)."""
     return _extreme("max", _lib.ARGMAX, x, dim, keepdim, out, axis)
 
 

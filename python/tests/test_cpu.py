@@ -323,6 +323,10 @@ class Descriptions(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "negative strides"):
             cured.sum(FakeCai(shape=(4,), typestr="<f4", strides=(-4,)))
 
+    def test_max_into_a_pair_takes_torch_tensors(self):
+        with self.assertRaisesRegex(TypeError, "out=\\(values, indices\\) for torch tensors only"):
+            cured.max(FakeCai(shape=(4, 4), typestr="<f4"), 1, out=(None, None))
+
 
 class CLibraryChecks(unittest.TestCase):
     """Checks the C library makes before any CUDA call, so they run without a GPU."""

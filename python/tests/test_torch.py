@@ -578,6 +578,60 @@ class Out(DeviceCase):
                 call(getattr(cured, name))
 
 
+    def test_max_and_min_into_a_pair(self):
+        x = torch.randn(6, 7, device="cuda")
+        for name in ("max", "min"):
+            want = getattr(torch, name)(x, 1)
+            values, indices = torch.empty(6, device="cuda"), torch.empty(6, dtype=torch.int64, device="cuda")
+            pointers = (values.data_ptr(), indices.data_ptr())
+            got = getattr(cured, name)(x, 1, out=(values, indices))
+            self.assertIsInstance(got, getattr(torch.return_types, name))
+            self.assertIs(got.values, values)
+            self.assertIs(got.indices, indices)
+            self.assertEqual((values.data_ptr(), indices.data_ptr()), pointers)
+            torch.testing.assert_close(values, want.values)
+            torch.testing.assert_close(indices, want.indices)
+
+    def test_pair_resized_as_torch(self):
+        x = torch.randn(6, 7, device="cuda")
+        values, indices = torch.empty(0, device="cuda"), torch.empty(0, dtype=torch.int64, device="cuda")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cured.max(x, 0, keepdim=True, out=(values, indices))  # no elements: resized without a warning
+        self.assertEqual((values.shape, indices.shape), ((1, 7), (1, 7)))
+        torch.testing.assert_close(values, x.amax(0, keepdim=True))
+        torch.testing.assert_close(indices, x.argmax(0, keepdim=True))
+        values = torch.empty(2, 2, device="cuda")
+        with self.assertWarnsRegex(UserWarning, "resized"):
+            cured.min(x, 1, out=[values, indices])
+        self.assertEqual((values.shape, indices.shape), ((6,), (6,)))
+        torch.testing.assert_close(values, x.amin(1))
+        torch.testing.assert_close(indices, x.argmin(1))
+        strided = torch.zeros(6, 2, device="cuda")[:, 0]
+        cured.max(x, 1, out=(strided, indices))
+        torch.testing.assert_close(strided, x.amax(1))
+
+    def test_pair_errors_as_torch(self):
+        x = torch.randn(6, 7, device="cuda")
+
+        def pair(values_dtype=torch.float32, indices_dtype=torch.int64, device="cuda"):
+            return (torch.empty(6, dtype=values_dtype, device=device),
+                    torch.empty(6, dtype=indices_dtype, device=device))
+
+        cases = (("values dtype", lambda f: f(x, 1, out=pair(values_dtype=torch.float64))),
+                 ("indices dtype", lambda f: f(x, 1, out=pair(indices_dtype=torch.int32))),
+                 ("device", lambda f: f(x, 1, out=pair(device="cpu"))),
+                 ("autograd", lambda f: f(x.detach().requires_grad_(), 1, out=pair())))
+        for what, call in cases:
+            for library, f in (("torch", torch.max), ("cured", cured.max)):
+                with self.assertRaises(RuntimeError, msg="%s: %s" % (library, what)):
+                    call(f)
+        with self.assertRaises(TypeError):
+            cured.max(x, 1, out=torch.empty(6, device="cuda"))
+        with torch.no_grad():
+            values, indices = cured.max(x.detach().requires_grad_(), 1, out=pair())
+        torch.testing.assert_close(values, x.amax(1))
+
 class NamedTuples(DeviceCase):
     def test_max_and_min_along_a_dim(self):
         x = torch.randn(5, 8, device="cuda")

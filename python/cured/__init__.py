@@ -7,6 +7,7 @@
     cured.exact_sum(x)             # the exact sum rounded once: the same bits for any order
     var, mean = cured.var_mean(x, dim=1)   # one pass: Welford and Chan
     cured.logsumexp(x, dim=1)      # one pass: a running maximum
+    cured.segment_reduce(x, "max", lengths=torch.tensor([24, 0, 1000], device="cuda"), axis=1)
 
 Inputs: torch tensors, CuPy arrays, objects with __cuda_array_interface__ (Numba) or __dlpack__
 (JAX), of bool, int8, uint8, int16, int32, int64, float16, bfloat16, float32 or float64, any
@@ -25,6 +26,7 @@ ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) fo
 
 import sys as _sys
 import warnings as _warnings
+from math import prod as _prod
 from sys import byteorder as _byteorder
 from typing import Any as _Any
 from typing import Optional as _Optional
@@ -43,8 +45,8 @@ __all__ = ["sum", "amin", "amax", "max", "min", "argmin", "argmax", "exact_sum",
            "std_mean", "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any", "all", "segment_sum", "segment_amin",
            "segment_amax", "segment_argmin", "segment_argmax", "segment_exact_sum", "segment_mean", "segment_var",
            "segment_std", "segment_var_mean", "segment_std_mean", "segment_aminmax", "segment_vector_norm",
-           "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "CuredError",
-           "CuredTypeError", "CuredValueError"]
+           "segment_logsumexp", "segment_count_nonzero", "segment_any", "segment_all", "segment_reduce",
+           "CuredError", "CuredTypeError", "CuredValueError"]
 
 # The annotations' names: an array is a torch tensor, a CuPy array, or an object with
 # __cuda_array_interface__ or __dlpack__ (results: see the module's docstring); dims as torch's.
@@ -821,6 +823,193 @@ def segment_any(values: _Array, offsets: _Array, *, check: bool = True) -> _Arra
 def segment_all(values: _Array, offsets: _Array, *, check: bool = True) -> _Array:
     """Whether every value of each segment is nonzero (values of any type); True when empty."""
     return _segment_statistic(_lib.ALL, values, offsets, check)
+
+
+# ---- torch.segment_reduce ---------------------------------------------------------------------
+
+# segment_reduce's reduce names: torch's sum, mean, max and min (amax and amin as NumPy's names),
+# then cured's other per-segment reductions of one output and no parameter.
+_SEGMENT_REDUCES = {"sum": segment_sum, "mean": segment_mean, "max": segment_amax, "min": segment_amin,
+                    "amax": segment_amax, "amin": segment_amin, "exact_sum": segment_exact_sum,
+                    "argmax": segment_argmax, "argmin": segment_argmin, "logsumexp": segment_logsumexp,
+                    "count_nonzero": segment_count_nonzero, "any": segment_any, "all": segment_all}
+_INITIAL_REDUCES = ("sum", "mean", "max", "min", "amax", "amin")
+
+
+def segment_reduce(data: _Array, reduce: str, *, lengths: _Array = None, indices: _Array = None,
+                   offsets: _Array = None, axis: int = 0, unsafe: bool = False,
+                   initial: _Optional[float] = None) -> _Array:
+    """torch.segment_reduce: reduce ("sum", "mean", "max", "min"; also "amax", "amin" and cured's
+    "exact_sum", "argmax", "argmin", "logsumexp", "count_nonzero", "any", "all"; no "prod") of
+    each segment of data along axis, given by lengths (count) or offsets (count + 1), int32 or
+    int64 on data's device: one axis (the same segments at every position of data's other axes),
+    or torch's form, data.shape[:axis] + (count,) (+ 1 for offsets), segments of their own for
+    each position before axis. The result has data's shape with count at axis, of the types of
+    the segment_ function named (mean of float16 and bfloat16: float32). Torch tensors and CuPy
+    arrays, through their own operations (gradients of sum, mean and exact_sum flow); indices
+    (torch's, unimplemented there too) is refused. Empty segments: sum 0, mean NaN, max -inf
+    and min +inf (integers: the type's smallest and largest), as torch's. initial (sum, mean,
+    max, min): torch's start of each segment's reduction: initial + sum, (initial + sum) /
+    length, max(initial, max), min(initial, min), initial for an empty segment. unsafe=False
+    checks lengths as torch does (none negative, each row summing to data.shape[axis]) and the
+    offsets (non-decreasing within [0, data.shape[axis]]), raising ValueError and waiting for
+    the device; unsafe=True checks nothing on the device and waits for nothing."""
+    function = _segment_function(reduce, initial)
+    bounds, name = _segment_bounds(lengths, indices, offsets)
+    xp = _segment_module(data, bounds, name)
+    axis = _segment_axis(axis, data.ndim)
+    _check_bounds(xp, bounds, name, data, axis)
+    if isinstance(initial, float) and data.dtype in (xp.int32, xp.int64):  # torch's own take floating data only
+        raise CuredTypeError("cured: initial must be an int for integer data, not %r" % initial)
+    if name == "lengths" and not unsafe:
+        _check_lengths(bounds, data.shape[axis])
+    table = _offsets_table(xp, bounds, name)
+    if data.ndim == 1:
+        table = _dense(xp, table)
+        result = function(_dense(xp, data), table, check=not unsafe)
+        return result if initial is None else _with_initial(xp, reduce, result, initial, table)
+    return _segment_rows(xp, function, data, table, axis, not unsafe, reduce, initial)
+
+
+def _segment_function(reduce, initial):
+    """The per-segment function of segment_reduce's reduce, initial checked against it."""
+    function = _SEGMENT_REDUCES.get(reduce) if isinstance(reduce, str) else None
+    if function is None:
+        raise CuredValueError("cured: segment_reduce has no reduce %r; it takes %s"
+                              % (reduce, ", ".join(_SEGMENT_REDUCES)))
+    if initial is not None:
+        if reduce not in _INITIAL_REDUCES:
+            raise CuredValueError("cured: initial goes with the reduces %s, not %s"
+                                  % (", ".join(_INITIAL_REDUCES), reduce))
+        if isinstance(initial, bool) or not isinstance(initial, (int, float)):
+            raise TypeError("cured: initial must be a number, not %s" % type(initial).__name__)
+    return function
+
+
+def _segment_bounds(lengths, indices, offsets):
+    """The one of lengths and offsets given, and its name."""
+    if indices is not None:
+        raise TypeError("cured: segment_reduce takes lengths or offsets; indices is not supported "
+                        "(torch.segment_reduce does not implement it either)")
+    if (lengths is None) == (offsets is None):
+        raise TypeError("cured: segment_reduce takes exactly one of lengths and offsets")
+    return (lengths, "lengths") if offsets is None else (offsets, "offsets")
+
+
+def _segment_module(data, bounds, name):
+    """torch or cupy: the module of data and bounds (lengths or offsets), torch tensors or CuPy
+    arrays both, whose operations segment_reduce composes around the per-segment call."""
+    xp = _array_module(data, "data")
+    if _array_module(bounds, name) is not xp:
+        raise CuredTypeError("cured: %s must be of data's framework (%s)" % (name, xp.__name__))
+    return xp
+
+
+def _array_module(x, what):
+    """torch or cupy: the module of x, a torch tensor or a CuPy array."""
+    for module_name, kind in (("torch", "Tensor"), ("cupy", "ndarray")):
+        module = _sys.modules.get(module_name)
+        if module is not None and isinstance(x, getattr(module, kind)):
+            return module
+    raise CuredTypeError("cured: segment_reduce takes %s as a torch tensor or a CuPy array, not %s"
+                         % (what, type(x).__name__))
+
+
+def _segment_axis(axis, rank):
+    """segment_reduce's axis, non-negative."""
+    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+        raise TypeError("cured: axis must be an int, not %s" % type(axis).__name__)
+    axis = axis.__index__()
+    if rank == 0 or not -rank <= axis < rank:
+        raise CuredValueError("cured: axis %d out of range for data of %d axes" % (axis, rank))
+    return axis % rank
+
+
+def _check_bounds(xp, bounds, name, data, axis):
+    """lengths or offsets against data: an integer type, data's device, and a shape of one axis
+    or torch's data.shape[:axis] + (k,)."""
+    if bounds.dtype not in (xp.int32, xp.int64):
+        raise CuredTypeError("cured: %s must be int32 or int64, not %s" % (name, bounds.dtype))
+    if bounds.device != data.device:
+        raise CuredValueError("cured: data is on %s, %s on %s" % (data.device, name, bounds.device))
+    shape = tuple(bounds.shape)
+    if not shape or (len(shape) > 1 and shape[:-1] != tuple(data.shape[:axis])):
+        raise CuredValueError("cured: %s must have one axis, or data's axes before axis (%s) and one more, not "
+                              "shape %s" % (name, tuple(data.shape[:axis]), shape))
+    if name == "offsets" and shape[-1] < 1:
+        raise CuredValueError("cured: offsets need at least one entry (count + 1)")
+
+
+def _check_lengths(lengths, n):
+    """torch's checks of lengths where unsafe is False (each waits for the device)."""
+    if bool((lengths < 0).any()):
+        raise CuredValueError("cured: lengths contains a negative value")
+    if bool((lengths.sum(-1) != n).any()):
+        raise CuredValueError("cured: lengths must sum to data.shape[axis] (%d) along their last axis" % n)
+
+
+def _offsets_table(xp, bounds, name):
+    """The int64 offsets (count + 1 along the last axis) of lengths or offsets."""
+    bounds = xp.asarray(bounds, dtype=xp.int64)
+    if name == "offsets":
+        return bounds
+    zero = bounds.sum(-1)[..., None] * 0  # a column of zeros on bounds' device, also when count is 0
+    return xp.cumsum(xp.concatenate((zero, bounds), -1), -1)
+
+
+def _segment_rows(xp, function, data, table, axis, check, reduce, initial):
+    """segment_reduce of N-D data in one per-segment call: axis moved last, data read as rows of
+    n, and every row's segments in one list of offsets (_row_offsets); the rows' results then
+    take the shape of data, count at axis."""
+    n = data.shape[axis]
+    before, after = tuple(data.shape[:axis]), tuple(data.shape[axis + 1:])
+    outer, inner = _prod(before), _prod(after)
+    offsets = _row_offsets(xp, table, outer, inner, n, data)
+    result = function(_dense(xp, xp.moveaxis(data, axis, -1)).reshape(-1), offsets, check=check)
+    if initial is not None:
+        result = _with_initial(xp, reduce, result, initial, offsets)
+    count = table.shape[-1] - 1
+    rows = result.reshape((outer * inner, count + 2))[:, 1:-1]
+    return xp.moveaxis(rows.reshape(before + after + (count,)), -1, axis)
+
+
+def _row_offsets(xp, table, outer, inner, n, data):
+    """The offsets of every row's segments, row r = (o, i) of the moved data starting at r * n:
+    r * n, then table's row o (or its only row) + r * n, and after the last row rows * n. Each row
+    has count + 2 segments: the values before its first offset, its count segments, the values
+    after its last offset (so that every offset is checked within its own row)."""
+    starts = _arange(xp, outer * inner + 1, data) * n
+    base = starts[:-1].reshape((outer, inner, 1))
+    row = table.reshape((outer if table.ndim > 1 else 1, 1, table.shape[-1]))
+    return xp.concatenate((xp.concatenate((base, row + base), -1).reshape(-1), starts[-1:]))
+
+
+def _dense(xp, x):
+    """x with unit strides (a copy where it has others: the per-segment functions take
+    contiguous values and offsets), through torch or CuPy."""
+    return x.contiguous() if xp.__name__ == "torch" else xp.ascontiguousarray(x)
+
+
+def _arange(xp, n, like):
+    """0, 1, ..., n - 1 as int64 on like's device, through torch or CuPy."""
+    if xp.__name__ == "torch":
+        return xp.arange(n, device=like.device)
+    with like.device:
+        return xp.arange(n, dtype=xp.int64)
+
+
+def _with_initial(xp, reduce, result, initial, offsets):
+    """torch's initial applied to each segment's result (offsets: the segments')."""
+    if reduce == "sum":
+        return result + initial
+    if reduce == "mean":  # initial when empty, else (initial + sum) / length
+        lengths = offsets[1:] - offsets[:-1]
+        return xp.where(lengths == 0, initial, result + initial / xp.asarray(lengths, dtype=result.dtype))
+    if initial != initial:  # NaN: torch's max and min from a NaN start stay NaN
+        return result + initial
+    if reduce in ("max", "amax"):
+        return xp.where(result < initial, initial, result)
+    return xp.where(result > initial, initial, result)
 
 
 if _sys.modules.get("torch") is not None:  # torch imported first: the ops are registered before any trace

@@ -328,6 +328,65 @@ class Descriptions(unittest.TestCase):
             cured.max(FakeCai(shape=(4, 4), typestr="<f4"), 1, out=(None, None))
 
 
+class SegmentReduceArguments(unittest.TestCase):
+    """segment_reduce: torch's signature, and the checks made before any array is read."""
+
+    def test_torchs_signature(self):
+        parameters = inspect.signature(cured.segment_reduce).parameters
+        self.assertEqual(list(parameters), ["data", "reduce", "lengths", "indices", "offsets", "axis", "unsafe",
+                                            "initial"])
+        keyword_only = {name for name, p in parameters.items() if p.kind == p.KEYWORD_ONLY}
+        self.assertEqual(keyword_only, {"lengths", "indices", "offsets", "axis", "unsafe", "initial"})
+        self.assertEqual([parameters[name].default for name in ("lengths", "indices", "offsets", "axis", "unsafe",
+                                                                 "initial")], [None, None, None, 0, False, None])
+
+    def test_reduces(self):
+        with self.assertRaisesRegex(ValueError, "no reduce 'prod'; it takes sum, mean, max, min, amax, amin, "
+                                                "exact_sum, argmax"):
+            cured.segment_reduce(None, "prod", lengths=None)
+        with self.assertRaisesRegex(ValueError, "no reduce 'SUM'"):
+            cured.segment_reduce(None, "SUM")
+        with self.assertRaisesRegex(ValueError, "no reduce 1"):
+            cured.segment_reduce(None, 1)
+        for name, function in cured._SEGMENT_REDUCES.items():
+            self.assertIn(function.__name__, cured.__all__, name)
+            self.assertTrue(function.__name__.startswith("segment_"), name)
+
+    def test_lengths_or_offsets(self):
+        with self.assertRaisesRegex(TypeError, "indices is not supported"):
+            cured.segment_reduce(None, "sum", indices=object())
+        with self.assertRaisesRegex(TypeError, "exactly one of lengths and offsets"):
+            cured.segment_reduce(None, "sum")
+        with self.assertRaisesRegex(TypeError, "exactly one of lengths and offsets"):
+            cured.segment_reduce(None, "sum", lengths=object(), offsets=object())
+
+    def test_initial(self):
+        with self.assertRaisesRegex(ValueError, "initial goes with the reduces sum, mean, max, min, amax, amin, "
+                                                "not argmax"):
+            cured.segment_reduce(None, "argmax", lengths=object(), initial=0)
+        for bad in ("1", True, [1.0]):
+            with self.assertRaisesRegex(TypeError, "initial must be a number"):
+                cured.segment_reduce(None, "sum", lengths=object(), initial=bad)
+
+    def test_arrays_of_torch_or_cupy(self):
+        a = FakeCai(shape=(4,), typestr="<f4")
+        with self.assertRaisesRegex(TypeError, "takes data as a torch tensor or a CuPy array, not FakeCai"):
+            cured.segment_reduce(a, "sum", offsets=FakeCai(shape=(2,), typestr="<i8"))
+
+    def test_axis(self):
+        self.assertEqual(cured._segment_axis(-1, 3), 2)
+        self.assertEqual(cured._segment_axis(1, 3), 1)
+        self.assertEqual(cured._segment_axis(0, 1), 0)
+        with self.assertRaisesRegex(ValueError, "axis 3 out of range for data of 3 axes"):
+            cured._segment_axis(3, 3)
+        with self.assertRaisesRegex(ValueError, "axis -4 out of range"):
+            cured._segment_axis(-4, 3)
+        with self.assertRaisesRegex(ValueError, "axis 0 out of range for data of 0 axes"):
+            cured._segment_axis(0, 0)
+        for bad in (True, 1.0, (0,)):
+            with self.assertRaises(TypeError):
+                cured._segment_axis(bad, 2)
+
 class CLibraryChecks(unittest.TestCase):
     """Checks the C library makes before any CUDA call, so they run without a GPU."""
 

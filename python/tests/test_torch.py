@@ -306,6 +306,25 @@ def _cuda(*shape, dtype=None):
     return torch.randn(*shape, dtype=dtype or torch.float64, device="cuda")
 
 
+def _torch_form(bounds, data, axis):
+    """lengths or offsets of one axis as torch.segment_reduce takes them along axis: repeated for
+    each position of data's axes before axis (torch wants axis == bounds.dim() - 1)."""
+    if bounds.dim() > 1:
+        return bounds
+    return bounds.expand(tuple(data.shape[:axis % data.dim()]) + tuple(bounds.shape))
+
+
+def _offsets_of(lengths):
+    """The offsets (count + 1 along the last axis) of lengths."""
+    zero = torch.zeros(tuple(lengths.shape[:-1]) + (1,), dtype=torch.int64, device=lengths.device)
+    return torch.cat((zero, lengths.cumsum(-1)), -1)
+
+
+def _lengths_with_empty(n):
+    """Lengths summing to n (n >= 3) with empty segments first, inside and last."""
+    return torch.tensor([0, 2, 0, n - 3, 1, 0], device="cuda")
+
+
 class Gradcheck(DeviceCase):
     """torch.autograd.gradcheck of every function with a derivative, in float64, small shapes."""
 
@@ -358,6 +377,29 @@ class Gradcheck(DeviceCase):
         self.gradcheck("segment_mean", lambda v: cured.segment_mean(v, torch.tensor([0, 5, 12, 20], device="cuda")),
                        values)
 
+    def test_segment_reduce(self):
+        """sum and mean along axis 0, 1 and -1 of N-D data (the sums with an empty segment; the
+        means with one where initial gives it a value), with and without initial."""
+        x = _cuda(6, 5)
+        y = _cuda(3, 6, 2)
+        per_row = torch.tensor([[1, 4], [2, 3], [3, 2], [4, 1], [2, 3], [5, 0]], device="cuda")  # torch's form
+        cases = ((x, 0, torch.tensor([2, 0, 4], device="cuda"), ("sum",)),
+                 (x, 0, torch.tensor([2, 4], device="cuda"), ("sum", "mean")),
+                 (x, 1, torch.tensor([1, 3, 1], device="cuda"), ("sum", "mean")),
+                 (x, 1, per_row, ("sum",)),
+                 (x[:5], 1, per_row[:5], ("sum", "mean")),
+                 (y, 1, torch.tensor([4, 2], device="cuda"), ("sum", "mean")),
+                 (y, -1, torch.tensor([1, 1], device="cuda"), ("sum", "mean")))
+        for data, axis, lengths, reduces in cases:
+            for reduce in reduces:
+                what = "%s axis=%d lengths=%s" % (reduce, axis, lengths.tolist())
+                self.gradcheck(what, lambda t: cured.segment_reduce(t, reduce, lengths=lengths, axis=axis), data)
+                self.gradcheck(what + " initial", lambda t: cured.segment_reduce(t, reduce, lengths=lengths,
+                                                                                 axis=axis, initial=1.5), data)
+        lengths = torch.tensor([1, 0, 4], device="cuda")
+        self.gradcheck("mean initial, empty segment",
+                       lambda t: cured.segment_reduce(t, "mean", lengths=lengths, axis=1, initial=-2.0), x)
+
 
 class AgainstTorchGradients(DeviceCase):
     """Gradients equal to torch's own, on float32, with ties, NaN and infinities."""
@@ -405,6 +447,16 @@ class AgainstTorchGradients(DeviceCase):
         x = torch.randn(5, 8, device="cuda")
         self.same_grads("max dim", lambda t: cured.max(t, 1).values, lambda t: torch.max(t, 1).values, x)
         self.same_grads("min dim", lambda t: cured.min(t, 0, True).values, lambda t: torch.min(t, 0, True).values, x)
+
+    def test_segment_reduce(self):
+        x = torch.randn(7, 6, device="cuda")
+        for axis in (0, 1):
+            lengths = torch.tensor([2, 0, x.shape[axis] - 3, 1], device="cuda")
+            for reduce in ("sum", "mean"):
+                self.same_grads("segment_reduce %s axis=%d" % (reduce, axis),
+                                lambda t: cured.segment_reduce(t, reduce, lengths=lengths, axis=axis),
+                                lambda t: torch.segment_reduce(t, reduce, lengths=_torch_form(lengths, t, axis),
+                                                               axis=axis), x)
 
     def test_half_inputs_get_half_gradients(self):
         x = torch.randn(4, 5, device="cuda", dtype=torch.float16, requires_grad=True)
@@ -789,6 +841,187 @@ class ExactDot(DeviceCase):
         self.assertIsInstance(got, cupy.ndarray)
         self.assertEqual(float(got), float(sum(k * k for k in range(100))))
 
+
+class SegmentReduce(DeviceCase):
+    """cured.segment_reduce against torch.segment_reduce: every reduce torch has, 1-D to 3-D data
+    along each axis, lengths and offsets (of one axis, given to torch in its form, and torch's own
+    form), empty segments, initial, unsafe, CuPy arrays and errors."""
+
+    REDUCES = ("sum", "mean", "max", "min")
+
+    def same_as_torch(self, what, data, reduce, **kwargs):
+        axis = kwargs.get("axis", 0)
+        theirs = {k: _torch_form(v, data, axis) if k in ("lengths", "offsets") else v for k, v in kwargs.items()}
+        want = torch.segment_reduce(data, reduce, **theirs)
+        got = cured.segment_reduce(data, reduce, **kwargs)
+        self.assertEqual((got.shape, got.dtype), (want.shape, want.dtype), what)
+        torch.testing.assert_close(got, want, equal_nan=True, msg=lambda m: "%s: %s" % (what, m))
+
+    def test_every_reduce_and_axis(self):
+        for dtype in (torch.float32, torch.float64):
+            for shape in ((23,), (13, 6), (4, 11, 5)):
+                data = torch.randn(*shape, dtype=dtype, device="cuda")
+                for axis in range(-len(shape), len(shape)):
+                    lengths = _lengths_with_empty(shape[axis])
+                    for form, bounds in (("lengths", lengths), ("offsets", _offsets_of(lengths)),
+                                         ("lengths", lengths.to(torch.int32))):
+                        for reduce in self.REDUCES:
+                            what = "%s %s %s axis=%d %s %s" % (reduce, dtype, shape, axis, form, bounds.dtype)
+                            self.same_as_torch(what, data, reduce, axis=axis, **{form: bounds})
+
+    def test_amax_and_amin_are_max_and_min(self):
+        data = torch.randn(9, 4, device="cuda")
+        lengths = _lengths_with_empty(9)
+        for alias, name in (("amax", "max"), ("amin", "min")):
+            self.assertTrue(torch.equal(cured.segment_reduce(data, alias, lengths=lengths),
+                                        cured.segment_reduce(data, name, lengths=lengths)), alias)
+
+    def test_torch_form_per_row(self):
+        """lengths and offsets of data.shape[:axis] + (count,): segments of their own in each row."""
+        data = torch.randn(5, 9, 3, device="cuda")
+        lengths = torch.tensor([[9, 0], [4, 5], [0, 9], [2, 7], [3, 6]], device="cuda")
+        deep = torch.randn(2, 3, 8, device="cuda")
+        deep_lengths = torch.tensor([[[8, 0, 0], [1, 2, 5], [0, 0, 8]], [[4, 4, 0], [0, 8, 0], [3, 0, 5]]],
+                                    device="cuda")
+        for reduce in self.REDUCES:
+            for axis in (1, -2):
+                self.same_as_torch("%s lengths axis=%d" % (reduce, axis), data, reduce, lengths=lengths, axis=axis)
+                self.same_as_torch("%s offsets axis=%d" % (reduce, axis), data, reduce, offsets=_offsets_of(lengths),
+                                   axis=axis)
+            self.same_as_torch("%s 3-D lengths" % reduce, deep, reduce, lengths=deep_lengths, axis=2)
+            self.same_as_torch("%s 3-D offsets" % reduce, deep, reduce, offsets=_offsets_of(deep_lengths), axis=-1)
+
+    def test_offsets_that_leave_values_out(self):
+        """Offsets need not start at 0 nor end at data.shape[axis]: the values outside are in no segment."""
+        offsets = torch.tensor([1, 3, 3, 7], device="cuda")
+        per_row = torch.tensor([[0, 2, 5], [1, 1, 10], [3, 9, 9], [0, 0, 0]], device="cuda")
+        for reduce in self.REDUCES:
+            self.same_as_torch("%s 1-D" % reduce, torch.randn(10, device="cuda"), reduce, offsets=offsets)
+            self.same_as_torch("%s axis 0" % reduce, torch.randn(10, 4, device="cuda"), reduce, offsets=offsets)
+            self.same_as_torch("%s axis 1" % reduce, torch.randn(4, 10, device="cuda"), reduce, offsets=offsets, axis=1)
+            self.same_as_torch("%s per row" % reduce, torch.randn(4, 10, device="cuda"), reduce, offsets=per_row,
+                               axis=1)
+
+    def test_initial(self):
+        lengths = _lengths_with_empty(12)
+        for reduce in self.REDUCES:
+            for initial in (2.5, -3.0, 0.0, 7):
+                for shape, axis in (((12,), 0), ((12, 5), 0), ((5, 12), 1), ((3, 12, 2), -2)):
+                    what = "%s initial=%r %s axis=%d" % (reduce, initial, shape, axis)
+                    self.same_as_torch(what, torch.randn(*shape, device="cuda"), reduce, lengths=lengths, axis=axis,
+                                       initial=initial)
+            self.same_as_torch("%s initial=nan" % reduce, torch.randn(12, device="cuda"), reduce, lengths=lengths,
+                               initial=math.nan)
+            got = cured.segment_reduce(torch.randn(5, 12, device="cuda"), reduce, lengths=lengths, axis=1,
+                                       initial=math.nan)
+            self.assertTrue(bool(got.isnan().all()), "%s initial=nan, 2-D: every result NaN" % reduce)
+
+    def test_empty_segments(self):
+        """Without initial: sum 0, mean NaN, max -inf, min +inf, as torch's; the integer types'
+        limits for integer data (which torch does not take)."""
+        data = torch.randn(3, 4, device="cuda")
+        lengths = torch.tensor([0, 3, 0], device="cuda")
+        for reduce, value in (("sum", 0.0), ("mean", math.nan), ("max", -math.inf), ("min", math.inf)):
+            got = cured.segment_reduce(data, reduce, lengths=lengths)
+            torch.testing.assert_close(got[0], torch.full((4,), value, device="cuda"), equal_nan=True)
+            torch.testing.assert_close(got[2], torch.full((4,), value, device="cuda"), equal_nan=True)
+            self.same_as_torch(reduce, data, reduce, lengths=lengths)
+        ints = torch.arange(12, dtype=torch.int32, device="cuda").reshape(3, 4)
+        got = cured.segment_reduce(ints, "max", lengths=lengths)
+        self.assertEqual(got[0].tolist(), [torch.iinfo(torch.int32).min] * 4)
+        self.assertEqual(got[1].tolist(), [8, 9, 10, 11])
+        self.assertEqual(cured.segment_reduce(ints, "min", lengths=lengths)[2].tolist(),
+                         [torch.iinfo(torch.int32).max] * 4)
+        self.assertEqual(cured.segment_reduce(ints, "sum", lengths=lengths, initial=5)[:, 0].tolist(), [5, 17, 5])
+
+    def test_cured_reduces(self):
+        data = torch.randn(4, 9, device="cuda")
+        offsets = torch.tensor([0, 2, 2, 9], device="cuda")
+        for name in ("exact_sum", "argmax", "argmin", "logsumexp", "count_nonzero", "any", "all"):
+            got = cured.segment_reduce(data, name, offsets=offsets, axis=1)
+            want = torch.stack([getattr(cured, "segment_" + name)(row, offsets) for row in data])
+            torch.testing.assert_close(got, want, msg=lambda m: "%s: %s" % (name, m))
+
+    def test_unsafe(self):
+        data = torch.randn(10, 3, device="cuda")
+        lengths = torch.tensor([3, 0, 7], device="cuda")
+        for reduce in self.REDUCES:
+            self.assertTrue(torch.equal(cured.segment_reduce(data, reduce, lengths=lengths, unsafe=True),
+                                        cured.segment_reduce(data, reduce, lengths=lengths)), reduce)
+        short = torch.tensor([3, 0, 4], device="cuda")  # sums to 7 of 10: the last 3 values are in no segment
+        for reduce in self.REDUCES:
+            self.same_as_torch("%s 1-D short" % reduce, data[:, 0], reduce, lengths=short, unsafe=True)
+            self.same_as_torch("%s axis 0 short" % reduce, data, reduce, lengths=short, unsafe=True)
+            self.same_as_torch("%s axis 1 short" % reduce, data.t(), reduce, lengths=short, axis=1, unsafe=True)
+        for bad in (short, torch.tensor([4, -1, 7], device="cuda")):
+            for library, f in (("torch", torch.segment_reduce), ("cured", cured.segment_reduce)):
+                with self.assertRaises(RuntimeError, msg="%s lengths %s" % (library, bad.tolist())):
+                    f(data, "sum", lengths=bad)
+            with self.assertRaises(ValueError):
+                cured.segment_reduce(data, "sum", lengths=bad)
+
+    def test_unsafe_waits_for_nothing(self):
+        """unsafe=True synchronizes nothing: the call is captured in a CUDA graph, which a wait
+        for the device would break."""
+        data = torch.randn(64, 8, device="cuda")
+        lengths = torch.tensor([10, 0, 54], device="cuda")
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):  # warm up (the stream's workspace) before capturing on that stream
+            for _ in range(3):
+                cured.segment_reduce(data, "mean", lengths=lengths, unsafe=True, initial=1.0)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            got = cured.segment_reduce(data, "mean", lengths=lengths, unsafe=True, initial=1.0)
+        data.copy_(torch.randn_like(data))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(got, torch.segment_reduce(data, "mean", lengths=lengths, initial=1.0))
+
+    def test_cupy(self):
+        cupy, error = _try_import("cupy")
+        if cupy is None:
+            self.skipTest(error)
+        data = torch.randn(4, 9, device="cuda")
+        lengths = torch.tensor([2, 0, 7], device="cuda")
+        for reduce, initial in (("sum", None), ("mean", 1.5), ("max", 0.25), ("min", None)):
+            got = cured.segment_reduce(cupy.asarray(data), reduce, lengths=cupy.asarray(lengths), axis=1,
+                                       initial=initial)
+            self.assertIsInstance(got, cupy.ndarray)
+            want = torch.segment_reduce(data, reduce, lengths=_torch_form(lengths, data, 1), axis=1, initial=initial)
+            torch.testing.assert_close(torch.as_tensor(got, device="cuda"), want, equal_nan=True,
+                                       msg=lambda m: "%s: %s" % (reduce, m))
+        with self.assertRaisesRegex(TypeError, "of data's framework"):
+            cured.segment_reduce(cupy.asarray(data), "sum", lengths=lengths, axis=1)
+
+    def test_errors(self):
+        data = torch.randn(6, 4, device="cuda")
+        lengths = torch.tensor([2, 4], device="cuda")
+        cases = (
+            (ValueError, "no reduce 'prod'; it takes sum, mean, max, min", dict(reduce="prod", lengths=lengths)),
+            (TypeError, "indices is not supported", dict(indices=lengths)),
+            (TypeError, "exactly one of lengths and offsets", dict()),
+            (TypeError, "exactly one of lengths and offsets", dict(lengths=lengths, offsets=_offsets_of(lengths))),
+            (ValueError, "data is on cuda", dict(lengths=lengths.cpu())),
+            (TypeError, "int32 or int64", dict(lengths=lengths.float())),
+            (TypeError, "torch tensor or a CuPy array", dict(lengths=[2, 4])),
+            (ValueError, "one axis, or data's axes before axis", dict(lengths=torch.ones(5, 4, dtype=torch.int64,
+                                                                                         device="cuda"), axis=1)),
+            (ValueError, "axis 2 out of range", dict(lengths=lengths, axis=2)),
+            (ValueError, "initial goes with", dict(reduce="argmax", lengths=lengths, initial=0.0)),
+            (ValueError, "bad segment offsets", dict(offsets=torch.tensor([0, 7], device="cuda"))),
+            (ValueError, "bad segment offsets", dict(offsets=torch.tensor([[0, 5], [0, 3], [0, 4], [0, 2], [1, 0],
+                                                                           [0, 4]], device="cuda"), axis=1)),
+        )
+        for error, message, kwargs in cases:
+            reduce = kwargs.pop("reduce", "sum")
+            with self.assertRaisesRegex(error, message):
+                cured.segment_reduce(data, reduce, **kwargs)
+        with self.assertRaisesRegex(TypeError, "initial must be an int for integer data"):
+            cured.segment_reduce(torch.ones(6, dtype=torch.int32, device="cuda"), "sum", lengths=lengths, initial=0.5)
+        with self.assertRaises(TypeError, msg="integer data's mean"):
+            cured.segment_reduce(torch.ones(6, dtype=torch.int32, device="cuda"), "mean", lengths=lengths)
 
 if __name__ == "__main__":
     unittest.main()

@@ -211,6 +211,7 @@ workspace& default_workspace(const void* data, cudaStream_t stream) {
     CURED_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     try {
       ws = new workspace(device);
+      ws->dedicate_to(stream);
     } catch (...) {
       (void)cudaThreadExchangeStreamCaptureMode(&mode);
       throw;

@@ -72,6 +72,14 @@ public:
   ~workspace() { release(); }
 
   int device() const { return device_; }
+  /// Gives the workspace to `stream` alone (as the C interface does with its own, one per
+  /// thread, device and stream): its calls then skip what orders work across streams (a query
+  /// of the stream's capture and an event per call), which the stream's order already gives;
+  /// a call on another stream is an error.
+  void dedicate_to(cudaStream_t stream) {
+    dedicated_ = true;
+    last_stream_ = stream;
+  }
   int sm_count() const { return sm_count_; }
   /// Warps one multiprocessor holds at once: 64 on sm_80 and sm_90, 48 on sm_86, sm_89 and sm_120.
   int warps_per_sm() const { return warps_per_sm_; }
@@ -185,6 +193,10 @@ public:
       CURED_CHECK(cudaGetDevice(&dev));
       if (dev != ws_.device_)
         throw_invalid("workspace of device " + std::to_string(ws_.device_) + " used on device " + std::to_string(dev));
+      if (ws_.dedicated_) {
+        if (stream_ != ws_.last_stream_) throw_invalid("workspace given to one stream used on another");
+        return;
+      }
       if (synchronous_) {
         if (ws_.used_ && ws_.last_stream_ != stream_) CURED_CHECK(cudaEventSynchronize(ws_.done_));
         return;
@@ -212,7 +224,7 @@ public:
     }
     /// Call after the work is enqueued.
     void enqueued() {
-      if (capturing_) return;
+      if (capturing_ || ws_.dedicated_) return;
       CURED_CHECK(cudaEventRecord(ws_.done_, stream_));
       ws_.last_stream_ = stream_;
       ws_.used_ = true;
@@ -292,6 +304,7 @@ private:
   std::mutex mutex_;
   cudaStream_t last_stream_ = nullptr;
   bool used_ = false;
+  bool dedicated_ = false;
   // The last pointer of each role found valid.
   const void* checked_[static_cast<int>(role::count)] = {};
 };

@@ -692,6 +692,30 @@ TEST(Reduce, WorkspaceOnTwoStreamsAtOnceIsAnError) {
   CURED_CHECK(cudaStreamDestroy(b));
 }
 
+// A workspace given to one stream (as the C interface gives its own) runs there without the
+// cross-stream event, in order, and refuses another stream.
+TEST(Reduce, DedicatedWorkspaceTakesItsStreamAlone) {
+  CURED_REQUIRE_GPU();
+  cudaStream_t a, b;
+  CURED_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  CURED_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  const std::int64_t n = std::min<std::int64_t>(1 << 20, cured::test::max_test_n());
+  device_buffer<std::int32_t> d(n);
+  device_buffer<std::int64_t> out(40);
+  cured::harness::fill_device(d.data(), n, 3);
+  const std::vector<std::int32_t> h = to_host(d.data(), n);
+  cured::workspace ws;
+  ws.dedicate_to(a);
+  for (int r = 0; r < 40; ++r) cured::sum_async(d.data(), n - r, out.data() + r, ws, a);
+  EXPECT_THROW(cured::sum_async(d.data(), n, out.data(), ws, b), cured::error);
+  CURED_CHECK(cudaStreamSynchronize(a));
+  const std::vector<std::int64_t> got = to_host(out.data(), 40);
+  for (int r = 0; r < 40; ++r)
+    EXPECT_EQ(got[r], std::accumulate(h.begin(), h.end() - r, std::int64_t(0))) << r;
+  CURED_CHECK(cudaStreamDestroy(a));
+  CURED_CHECK(cudaStreamDestroy(b));
+}
+
 TEST(Reduce, BadInputIsACuredError) {
   CURED_REQUIRE_GPU();
   device_buffer<float> d(100), out(1);

@@ -35,8 +35,12 @@ const type_run_entry* find_type(const std::string& type) {
 
 bool run_type(const std::string& type, context& ctx) {
   const type_run_entry* t = find_type(type);
-  if (t) (ctx.opt.axis_mode() ? t->run_axes : ctx.opt.segment_mode() ? t->run_segments : t->run)(ctx);
-  return t != nullptr;
+  void (*const run)(context&) = !t                       ? nullptr
+                                : ctx.opt.axis_mode()    ? t->run_axes
+                                : ctx.opt.segment_mode() ? t->run_segments
+                                                         : t->run;
+  if (run) run(ctx);  // (a type without the run's workloads is left out by the options)
+  return run != nullptr;
 }
 
 namespace {

@@ -184,6 +184,28 @@ std::vector<std::string> parse_names(std::string_view list, std::span<const std:
   return out;
 }
 
+/// opt.types narrowed to those with workloads of `has` (type_name_entry::axes or ::segments):
+/// a type named in `listed` (--types as given) without them is an error naming `mode`; one that
+/// came from "all" is left out.
+void keep_types_with(options& opt, bool type_name_entry::*has, std::string_view listed, const std::string& mode,
+                     std::string_view workloads) {
+  std::vector<std::string> kept;
+  std::string takes;
+  for (const auto& t : type_table)
+    if (t.*has) takes += (takes.empty() ? "" : ", ") + std::string(t.name);
+  const auto items = split_list(listed);
+  for (const auto& type : opt.types) {
+    const auto row = std::find_if(type_table.begin(), type_table.end(), [&](const auto& t) { return t.name == type; });
+    if (row != type_table.end() && (*row).*has) {
+      kept.push_back(type);
+    } else if (std::find(items.begin(), items.end(), type) != items.end()) {
+      throw parse_error("type " + quote(type) + " has no " + std::string(workloads) + " (" + mode + " takes " + takes +
+                        ")");
+    }
+  }
+  opt.types = std::move(kept);
+}
+
 int parse_step(std::string_view s) {
   const auto v = parse_whole<int>(s);
   if (!v || *v < 1 || *v > step_count) throw parse_error("unknown step " + quote(s) + " (steps are 1 to 10)");
@@ -690,9 +712,9 @@ command_line::command_line() {
            "(cub::DeviceSegmentedReduce over the rows: shapes whose reduced axes are the trailing ones only) and "
            "floor (a kernel that reads the input and writes the output's bytes) [default: all]; --ops takes " +
                joined(axis_op_names_in_order) +
-               ", or all [default: sum]. Sums write the accumulator: int32 into int64, uint32 into uint64, half "
-               "into float; exact_sum the correctly rounded sum, floating types, no cub rows; argmin and argmax "
-               "int64 indices."},
+               ", or all [default: sum]; --types takes float double int32 half bfloat16 (uint32 has whole "
+               "arrays only). Sums write the accumulator: int32 into int64, half into float; exact_sum the "
+               "correctly rounded sum, floating types, no cub rows; argmin and argmax int64 indices."},
           {segment_group,
            "With them, --sizes defaults to 2^24,2^28; --impl takes cured (the library's asynchronous segmented "
            "call), cured-pairs (the same segments as begin and end pairs), cub (cub::DeviceSegmentedReduce over "
@@ -962,6 +984,7 @@ options parse_options(int argc, const char* const* argv) {
     opt.ops = ops_arg ? axis_names(*ops_arg, segment_op_names_in_order, "op", mode, "segmented workloads")
                       : std::vector<std::string>{"sum"};
     if (!types_given) opt.types = {"float", "int32"};
+    else keep_types_with(opt, &type_name_entry::segments, cl.types, mode, "segmented workloads");
     return opt;
   }
 
@@ -998,6 +1021,7 @@ options parse_options(int argc, const char* const* argv) {
     opt.impls = axis_names(impl_list_arg.value_or("all"), axis_impl_list, "implementation", mode);
     opt.ops = ops_arg ? axis_names(*ops_arg, axis_op_names_in_order, "op", mode) : std::vector<std::string>{"sum"};
     if (!types_given) opt.types = {"float", "int32"};
+    else keep_types_with(opt, &type_name_entry::axes, cl.types, mode, "axis workloads");
     return opt;
   }
 

@@ -820,6 +820,19 @@ TEST(ParseDistributions, CommasSemicolonsOrderAndDuplicates) {
   EXPECT_THROW(cb::parse_distributions("uniform:4,zipf"), cb::parse_error);
 }
 
+TEST(Options, TypesOfEachWorkload) {
+  // uint32 has whole arrays only (bench/types.txt): "all" leaves it out of the axis and
+  // segmented workloads, naming it is an error that lists the types they take.
+  const strings five{"float", "double", "int32", "half", "bfloat16"};
+  EXPECT_EQ(parse({"--shape", "64x64", "--axes", "1", "--types", "all"}).types, five);
+  EXPECT_EQ(parse({"--segments", "uniform:4", "--types", "all"}).types, five);
+  EXPECT_EQ(parse({"--types", "all"}).types.size(), 6u);
+  expect_error(error_of({"--shape", "64x64", "--axes", "1", "--types", "uint32"}), "'uint32' has no axis workloads",
+               "--shape takes float, double, int32, half, bfloat16");
+  expect_error(error_of({"--segments-grid", "--types", "int32,uint32"}), "'uint32' has no segmented workloads",
+               "--segments-grid takes");
+}
+
 TEST(SegmentOptions, DefaultsAndEachDistribution) {
   const cb::options o = parse({"--segments", "uniform:4,powerlaw;onebig,empty-mixed"});
   EXPECT_TRUE(o.segment_mode());

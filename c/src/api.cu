@@ -370,7 +370,9 @@ cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes
         case CURED_MAX: return axis_extremum<K>(op == CURED_MAX, *in, along, *out, w, s);
         case CURED_ARGMIN:
         case CURED_ARGMAX: return axis_arg<K>(op == CURED_ARGMAX, *in, along, *out, values, w, s);
-        default: return axis_exact<K>(*in, along, *out, w, s);
+        default:
+          if constexpr (holds_floating(K)) return axis_exact<K>(*in, along, *out, w, s);
+          else no_floating_family(in->dtype);
       }
     });
   });
@@ -398,7 +400,11 @@ cured_status cured_exact_dot(const cured_array* x, const cured_array* y, const c
     const auto s = static_cast<cudaStream_t>(stream);
     const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(x->data, s);
-    with_shard(x->dtype, [&](auto shard) { exact_dot<decltype(shard)::value>(*x, *y, n, *out, w, s); });
+    with_shard(x->dtype, [&](auto shard) {
+      constexpr int K = decltype(shard)::value;
+      if constexpr (holds_floating(K)) exact_dot<K>(*x, *y, n, *out, w, s);
+      else no_floating_family(x->dtype);
+    });
   });
 }
 
@@ -457,9 +463,13 @@ cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, co
         case CURED_VAR:
         case CURED_STD:
         case CURED_VAR_MEAN:
-        case CURED_STD_MEAN: return axis_moments<K>(st, *in, along, *out, w, s);
+        case CURED_STD_MEAN:
+          if constexpr (holds_floating(K)) return axis_moments<K>(st, *in, along, *out, w, s);
+          else no_floating_family(in->dtype);
         case CURED_VECTOR_NORM:
-        case CURED_LOGSUMEXP: return axis_norms<K>(st, *in, along, *out, w, s);
+        case CURED_LOGSUMEXP:
+          if constexpr (holds_floating(K)) return axis_norms<K>(st, *in, along, *out, w, s);
+          else no_floating_family(in->dtype);
         default: return axis_counts<K>(st, *in, along, *out, w, s);
       }
     });
@@ -478,7 +488,10 @@ cured_status cured_segment_statistic(int32_t statistic, const cured_array* value
     const std::int32_t result = statistic_rows[statistic].result;
     with_shard(values->dtype, [&](auto shard) {
       constexpr int K = decltype(shard)::value;
-      if (result == CURED_RESULT_MOMENT) return segment_floating_statistic<K>(st, c, values->dtype, *out);
+      if (result == CURED_RESULT_MOMENT) {
+        if constexpr (holds_floating(K)) return segment_floating_statistic<K>(st, c, values->dtype, *out);
+        else no_floating_family(values->dtype);
+      }
       segment_counts<K>(st, c, values->dtype, *out);
     });
   });

@@ -6,6 +6,9 @@
 
 namespace cured::capi {
 
+static_assert(holds_floating(CURED_C_SHARD), "a family of floating elements compiled for a shard of none "
+                                             "(c/CMakeLists.txt's CURED_C_FLOATING_SHARDS)");
+
 template <int Shard>
 void axis_exact(const cured_array& in, const axes& along, const cured_array& out, workspace& ws, cudaStream_t s) {
   with_floating<Shard>(in.dtype, "exact_sum", [&](auto t) {

@@ -5,6 +5,9 @@
 
 namespace cured::capi {
 
+static_assert(holds_floating(CURED_C_SHARD), "a family of floating elements compiled for a shard of none "
+                                             "(c/CMakeLists.txt's CURED_C_FLOATING_SHARDS)");
+
 template <int Shard>
 void axis_norms(const statistic_call& st, const cured_array& in, const axes& along, const cured_array& out,
                 workspace& ws, cudaStream_t s) {

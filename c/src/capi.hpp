@@ -141,6 +141,21 @@ constexpr bool shards_in_range() {
 }
 static_assert(shards_in_range(), "shard_of gives a shard outside 0 .. shard_count - 1");
 
+/// Whether shard k holds a floating type. The families of floating elements alone (axes_exact,
+/// axes_moments, axes_norms, segments_statistics) are compiled for those shards only
+/// (c/CMakeLists.txt's cured_c_floating_families): their entry points exist there alone.
+constexpr bool holds_floating(int k) {
+  for (std::int32_t t = 0; t < CURED_DTYPE_COUNT; ++t)
+    if (is_floating(t) && shard_of(t) == k) return true;
+  return false;
+}
+
+/// What a call into a floating family does for a shard of no floating type: a logic error
+/// (every caller refuses other types before it dispatches).
+[[noreturn]] inline void no_floating_family(std::int32_t t) {
+  throw std::logic_error(std::string("cured: a family of floating elements called for ") + dtype_name(t));
+}
+
 /// Calls f(std::integral_constant<int, shard_of(t)>{}): the shard whose entry points take t.
 template <int K = 0, class F>
 void with_shard(std::int32_t t, F&& f) {

@@ -7,6 +7,9 @@
 
 namespace cured::capi {
 
+static_assert(holds_floating(CURED_C_SHARD), "a family of floating elements compiled for a shard of none "
+                                             "(c/CMakeLists.txt's CURED_C_FLOATING_SHARDS)");
+
 template <int Shard>
 void segment_floating_statistic(const statistic_call& st, const segment_call& c, std::int32_t in,
                                 const cured_array& out) {

@@ -75,8 +75,11 @@ public:
   /// Gives the workspace to `stream` alone (as the C interface does with its own, one per
   /// thread, device and stream): its calls then skip what orders work across streams (a query
   /// of the stream's capture and an event per call), which the stream's order already gives;
-  /// a call on another stream is an error.
+  /// a call on another stream is an error, and use::capturing() is false. Work queued with it
+  /// on another stream is waited for first.
   void dedicate_to(cudaStream_t stream) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (used_ && last_stream_ != stream) CURED_CHECK(cudaEventSynchronize(done_));
     dedicated_ = true;
     last_stream_ = stream;
   }

@@ -24,6 +24,7 @@ Errors: TypeError for an unsupported element type or memory that is not on a CUD
 ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) for CUDA failures.
 """
 
+import builtins as _builtins
 import sys as _sys
 import warnings as _warnings
 from math import prod as _prod
@@ -173,12 +174,13 @@ def _resolve(op, d, dtype, segments=False):
 
 # ---- out= ---------------------------------------------------------------------------------------
 
-def _torch_into(out, shape, dtype, x, stacklevel=4):
+def _torch_into(out, shape, dtype, x, stacklevel=4, others=()):
     """The tensor a kernel writes for out=out (torch's rules): out itself when dense after the
     checks, else a new tensor whose values the caller copies into out. The result's device and
-    dtype are required (RuntimeError, as torch raises), and no autograd for a floating result;
-    another shape resizes out, with torch's warning when it held elements (stacklevel: the
-    caller's frame, counted as warnings.warn counts it from here)."""
+    dtype are required (RuntimeError, as torch raises), and no autograd for a floating result
+    (of x, out, or the call's other tensor inputs, others); another shape resizes out, with
+    torch's warning when it held elements (stacklevel: the caller's frame, counted as
+    warnings.warn counts it from here)."""
     if not isinstance(out, _torch_tensor):
         raise CuredTypeError("cured: out must be a torch tensor for a torch input, not %s" % type(out).__name__)
     if out.device != x.device:
@@ -186,7 +188,7 @@ def _torch_into(out, shape, dtype, x, stacklevel=4):
                               % (x.device, out.device))
     if out.dtype != dtype:
         raise CuredTypeError("cured: expected out of dtype %s (the result's), but got %s" % (dtype, out.dtype))
-    needs_grad = x.requires_grad or out.requires_grad
+    needs_grad = x.requires_grad or out.requires_grad or _builtins.any(t.requires_grad for t in others)
     if dtype.is_floating_point and needs_grad and _sys.modules["torch"].is_grad_enabled():
         raise CuredError("cured: functions with out=... arguments don't support automatic differentiation, "
                          "but one of the arguments requires grad.")
@@ -215,7 +217,7 @@ def _array_into(out, shape, code, d):
     if tuple(o.shape) != tuple(shape):
         raise CuredValueError("cured: out has shape %s, the result %s" % (tuple(o.shape), tuple(shape)))
     dense = _contiguous_strides(shape)
-    if any(e > 1 and s != t for e, s, t in zip(shape, o.strides, dense)):
+    if _builtins.any(e > 1 and s != t for e, s, t in zip(shape, o.strides, dense)):
         raise CuredValueError("cured: out must be contiguous")
     return o.ptr
 
@@ -352,6 +354,8 @@ def amax(x: _Array, dim: _Dims = None, keepdim: bool = False, *, out: _Array = N
 def _extreme(name, op, x, dim, keepdim, out, axis):
     """max or min: NumPy's (axis=), the whole array's (no dim), or torch's pair along one dim."""
     if axis is not None:
+        if dim is not None:
+            raise TypeError("cured: give dim (torch's) or axis (NumPy's), not both")
         return (amax if op == _lib.ARGMAX else amin)(x, keepdim=keepdim, out=out, axis=axis)
     if dim is None:
         if _routed(x):

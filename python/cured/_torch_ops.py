@@ -68,15 +68,15 @@ def along(name, x, dim, keepdim, extra=(), out=None):
 
 
 def exact_dot(x, y, out=None):
-    """torch.ops.cured.exact_dot of x and y; out= as along's."""
-    return _into(_registered["exact_dot"](x, y), out, x)
+    """torch.ops.cured.exact_dot of x and y; out= as along's (refused where y needs autograd too)."""
+    return _into(_registered["exact_dot"](x, y), out, x, (y,))
 
 
-def _into(result, out, x):
+def _into(result, out, x, others=()):
     """result, or out (checked, resized and filled as torch's out= are) when given."""
     if out is None:
         return result
-    _torch_into(out, result.shape, result.dtype, x)
+    _torch_into(out, result.shape, result.dtype, x, others=others)
     return out.copy_(result)
 
 

@@ -3,6 +3,7 @@ Python reads them, the reading of array descriptions, and the errors the C libra
 before it touches CUDA."""
 
 import ctypes
+import dis
 import inspect
 import itertools
 import os
@@ -241,6 +242,21 @@ class PublicNames(unittest.TestCase):
             self.assertIn(row.name, cured.__all__)
             self.assertIn("segment_" + row.name, cured.__all__)
 
+    def test_no_function_reads_a_shadowed_builtin(self):
+        """The package defines sum, any, all, max and min: inside it those names are its own
+        functions, so no function of the package may read them as globals meaning Python's."""
+        shadowed = {n for n in ("sum", "any", "all", "max", "min") if hasattr(cured, n)}
+        for module in (cured, cured._torch_ops) if hasattr(cured, "_torch_ops") else (cured,):
+            for name, f in vars(module).items():
+                code = getattr(f, "__code__", None)
+                if code is None or getattr(f, "__module__", None) != module.__name__:
+                    continue
+                stack = [code]
+                while stack:
+                    c = stack.pop()
+                    read = {i.argval for i in dis.get_instructions(c) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+                    self.assertFalse(read & shadowed, "%s.%s reads %s" % (module.__name__, name, read & shadowed))
+                    stack.extend(k for k in c.co_consts if inspect.iscode(k))
 
     def test_type_hints(self):
         """Every parameter and the result of every public function is annotated, and py.typed
@@ -322,6 +338,11 @@ class Descriptions(unittest.TestCase):
             cured.sum(FakeCai(shape=(4, 4), typestr="<f4", strides=(16, 3)))
         with self.assertRaisesRegex(ValueError, "negative strides"):
             cured.sum(FakeCai(shape=(4,), typestr="<f4", strides=(-4,)))
+
+    def test_max_and_min_take_dim_or_axis(self):
+        for f in (cured.max, cured.min):
+            with self.assertRaisesRegex(TypeError, "not both"):
+                f(object(), 0, axis=1)
 
     def test_max_into_a_pair_takes_torch_tensors(self):
         with self.assertRaisesRegex(TypeError, "out=\\(values, indices\\) for torch tensors only"):

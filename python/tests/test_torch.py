@@ -10,8 +10,10 @@ registered there), no CUDA device, or no importable cured. CURED_REQUIRE_DEVICE=
 skips into errors, as in the other device suites.
 """
 
+import fractions as _fractions
 import importlib
 import math
+import struct
 import os
 import types
 import unittest
@@ -301,6 +303,16 @@ class Derivatives(CPUCase):
 
 
 # ---- on the GPU ---------------------------------------------------------------------------------
+
+def _round_to_float32(q):
+    """The float32 nearest to the fraction q, ties to even: rounded once."""
+    near = struct.unpack("<f", struct.pack("<f", float(q)))[0]  # within an ulp of q
+    bits = struct.unpack("<I", struct.pack("<f", near))[0]
+    candidates = [near] + [struct.unpack("<f", struct.pack("<I", b))[0] for b in (bits - 1, bits + 1)
+                           if 0 <= b < 0x7F800000 or 0x80000000 <= b < 0xFF800000]
+    odd = lambda c: struct.unpack("<I", struct.pack("<f", c))[0] & 1  # noqa: E731
+    return min(candidates, key=lambda c: (abs(_fractions.Fraction(c) - q), odd(c)))
+
 
 def _cuda(*shape, dtype=None):
     return torch.randn(*shape, dtype=dtype or torch.float64, device="cuda")
@@ -802,13 +814,21 @@ class ExactDot(DeviceCase):
         x = torch.tensor([16777216.0, 1.0, -16777216.0], device="cuda")
         self.assertEqual(cured.exact_dot(x, torch.ones(3, device="cuda")).item(), 1.0)
 
-    def test_float32_against_fsum(self):
+    def test_float32_against_the_exact_sum(self):
         x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
-        products = [a * b for a, b in zip(x.double().tolist(), y.double().tolist())]  # exact for float32
-        want = torch.tensor(math.fsum(products), dtype=torch.float64).float()
-        self.assertEqual(cured.exact_dot(x, y).item(), want.item())
+        exact = _fractions.Fraction(0)
+        for a, b in zip(x.double().tolist(), y.double().tolist()):
+            exact += _fractions.Fraction(a) * _fractions.Fraction(b)
+        want = _round_to_float32(exact)
+        self.assertEqual(cured.exact_dot(x, y).item(), want)
         order = torch.randperm(1000, device="cuda")
-        self.assertEqual(cured.exact_dot(x[order], y[order]).item(), want.item())
+        self.assertEqual(cured.exact_dot(x[order], y[order]).item(), want)
+
+    def test_out_refused_where_either_input_needs_grad(self):
+        x, y = torch.randn(5, device="cuda"), torch.randn(5, device="cuda", requires_grad=True)
+        for library, f in (("torch", torch.dot), ("cured", cured.exact_dot)):
+            with self.assertRaises(RuntimeError, msg=library):
+                f(x, y, out=torch.empty((), device="cuda"))
 
     def test_every_floating_type_and_layout(self):
         xs = (torch.arange(3000, device="cuda") % 7 - 3).double()
@@ -840,6 +860,14 @@ class ExactDot(DeviceCase):
         got = cured.exact_dot(x, x)
         self.assertIsInstance(got, cupy.ndarray)
         self.assertEqual(float(got), float(sum(k * k for k in range(100))))
+        out = cupy.empty((), dtype=cupy.float32)  # out= of a CuPy array: NumPy's rules
+        self.assertIs(cured.exact_dot(x, x, out=out), out)
+        self.assertEqual(float(out), float(sum(k * k for k in range(100))))
+        total = cupy.empty((), dtype=cupy.float32)
+        self.assertIs(cured.sum(x, out=total), total)
+        self.assertEqual(float(total), 4950.0)
+        with self.assertRaises(ValueError):
+            cured.sum(x, out=cupy.empty((2,), dtype=cupy.float32))
 
 
 class SegmentReduce(DeviceCase):

@@ -108,7 +108,8 @@ void with_exact_block(const launch_options& options, F&& f) {
     f(std::integral_constant<unsigned, 128>{});
     return;
 #else
-    throw_invalid("exact_sum's blocks of 128 threads are not compiled into this program (CURED_EXACT_TEST_BLOCKS=0)");
+    throw_invalid("exact_sum's and exact_dot's blocks of 128 threads are not compiled into this program "
+                  "(CURED_EXACT_TEST_BLOCKS=0)");
 #endif
   }
   f(std::integral_constant<unsigned, 256>{});

@@ -362,17 +362,17 @@ cured_status cured_reduce(int32_t op, const cured_array* in, const int32_t* axes
     const auto s = static_cast<cudaStream_t>(stream);
     const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
+    if (op == CURED_EXACT_SUM)
+      return with_floating_shard(in->dtype, [&](auto shard) {
+        axis_exact<decltype(shard)::value>(*in, along, *out, w, s);
+      });
     with_shard(in->dtype, [&](auto shard) {
       constexpr int K = decltype(shard)::value;
       switch (op) {
         case CURED_SUM: return axis_sum<K>(*in, along, *out, w, s);
         case CURED_MIN:
         case CURED_MAX: return axis_extremum<K>(op == CURED_MAX, *in, along, *out, w, s);
-        case CURED_ARGMIN:
-        case CURED_ARGMAX: return axis_arg<K>(op == CURED_ARGMAX, *in, along, *out, values, w, s);
-        default:
-          if constexpr (holds_floating(K)) return axis_exact<K>(*in, along, *out, w, s);
-          else no_floating_family(in->dtype);
+        default: return axis_arg<K>(op == CURED_ARGMAX, *in, along, *out, values, w, s);  // argmin, argmax
       }
     });
   });
@@ -400,11 +400,7 @@ cured_status cured_exact_dot(const cured_array* x, const cured_array* y, const c
     const auto s = static_cast<cudaStream_t>(stream);
     const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(x->data, s);
-    with_shard(x->dtype, [&](auto shard) {
-      constexpr int K = decltype(shard)::value;
-      if constexpr (holds_floating(K)) exact_dot<K>(*x, *y, n, *out, w, s);
-      else no_floating_family(x->dtype);
-    });
+    with_floating_shard(x->dtype, [&](auto shard) { exact_dot<decltype(shard)::value>(*x, *y, n, *out, w, s); });
   });
 }
 
@@ -456,22 +452,15 @@ cured_status cured_statistic_reduce(int32_t statistic, const cured_array* in, co
     const current_device_guard caller_device;
     cured::workspace& w = ws ? on_device(ws->ws) : default_workspace(in->data, s);
     const statistic_call st{statistic, param, second};
-    with_shard(in->dtype, [&](auto shard) {
+    if (statistic_rows[statistic].result != CURED_RESULT_MOMENT)
+      return with_shard(in->dtype, [&](auto shard) {
+        axis_counts<decltype(shard)::value>(st, *in, along, *out, w, s);
+      });
+    with_floating_shard(in->dtype, [&](auto shard) {
       constexpr int K = decltype(shard)::value;
-      switch (statistic) {
-        case CURED_MEAN:
-        case CURED_VAR:
-        case CURED_STD:
-        case CURED_VAR_MEAN:
-        case CURED_STD_MEAN:
-          if constexpr (holds_floating(K)) return axis_moments<K>(st, *in, along, *out, w, s);
-          else no_floating_family(in->dtype);
-        case CURED_VECTOR_NORM:
-        case CURED_LOGSUMEXP:
-          if constexpr (holds_floating(K)) return axis_norms<K>(st, *in, along, *out, w, s);
-          else no_floating_family(in->dtype);
-        default: return axis_counts<K>(st, *in, along, *out, w, s);
-      }
+      if (statistic == CURED_VECTOR_NORM || statistic == CURED_LOGSUMEXP)
+        return axis_norms<K>(st, *in, along, *out, w, s);
+      axis_moments<K>(st, *in, along, *out, w, s);
     });
   });
 }
@@ -485,15 +474,11 @@ cured_status cured_segment_statistic(int32_t statistic, const cured_array* value
     const current_device_guard caller_device;
     segment_call c = segment_call_of(*values, offsets, count, *out, status, check, stream, ws);
     const statistic_call st{statistic, param, second};
-    const std::int32_t result = statistic_rows[statistic].result;
-    with_shard(values->dtype, [&](auto shard) {
-      constexpr int K = decltype(shard)::value;
-      if (result == CURED_RESULT_MOMENT) {
-        if constexpr (holds_floating(K)) return segment_floating_statistic<K>(st, c, values->dtype, *out);
-        else no_floating_family(values->dtype);
-      }
-      segment_counts<K>(st, c, values->dtype, *out);
-    });
+    if (statistic_rows[statistic].result == CURED_RESULT_MOMENT)
+      return with_floating_shard(values->dtype, [&](auto shard) {
+        segment_floating_statistic<decltype(shard)::value>(st, c, values->dtype, *out);
+      });
+    with_shard(values->dtype, [&](auto shard) { segment_counts<decltype(shard)::value>(st, c, values->dtype, *out); });
   });
 }
 

@@ -150,12 +150,6 @@ constexpr bool holds_floating(int k) {
   return false;
 }
 
-/// What a call into a floating family does for a shard of no floating type: a logic error
-/// (every caller refuses other types before it dispatches).
-[[noreturn]] inline void no_floating_family(std::int32_t t) {
-  throw std::logic_error(std::string("cured: a family of floating elements called for ") + dtype_name(t));
-}
-
 /// Calls f(std::integral_constant<int, shard_of(t)>{}): the shard whose entry points take t.
 template <int K = 0, class F>
 void with_shard(std::int32_t t, F&& f) {
@@ -163,6 +157,19 @@ void with_shard(std::int32_t t, F&& f) {
     if (shard_of(t) != K) return with_shard<K + 1>(t, f);
   }
   f(std::integral_constant<int, K>{});
+}
+
+/// with_shard for the families of floating elements alone, whose entry points exist in the
+/// shards that hold floating types: a type of another shard is a logic error (every caller
+/// refuses other types before it dispatches).
+template <class F>
+void with_floating_shard(std::int32_t t, F&& f) {
+  with_shard(t, [&](auto shard) {
+    if constexpr (holds_floating(decltype(shard)::value))
+      f(shard);
+    else
+      throw std::logic_error(std::string("cured: a family of floating elements called for ") + dtype_name(t));
+  });
 }
 
 #ifdef CURED_C_SHARD_COUNT

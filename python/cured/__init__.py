@@ -475,19 +475,20 @@ def _exact_dot_kernel(x, y, into=None):
         raise CuredTypeError("cured: x is a %s array, y a %s array" % (d.fw.name, e.fw.name))
     if d.device != e.device:
         raise CuredValueError("cured: x is on device %d, y on device %d" % (d.device, e.device))
-    if d.dtype != e.dtype:
-        raise CuredTypeError("cured: x is %s, y %s" % (_lib.DTYPE_NAMES[d.dtype], _lib.DTYPE_NAMES[e.dtype]))
-    if tuple(d.shape) != tuple(e.shape):
-        raise CuredValueError("cured: x has shape %s, y %s" % (tuple(d.shape), tuple(e.shape)))
-    code = _exact_dot_dtype(d.dtype)
+    code = _exact_dot_dtype(d.dtype, e.dtype, d.shape, e.shape)
     out, ptr = _new_or_into(into, (), d.fw.dtype_of(code), d)
     _lib.exact_dot(_lib.pack_array(d.ptr, d.dtype, d.shape, d.strides),
                    _lib.pack_array(e.ptr, e.dtype, e.shape, e.strides), _lib.pack_array(ptr, code, (), ()), d.stream)
     return _finish(out, into)
 
 
-def _exact_dot_dtype(code):
-    """exact_dot's result type code for elements of type code: exact_sum's."""
+def _exact_dot_dtype(code, y_code, shape, y_shape):
+    """exact_dot's result type code (exact_sum's) for x and y of these type codes and shapes,
+    after the checks of both (the C call's and the torch op's fake kernel's)."""
+    if code != y_code:
+        raise CuredTypeError("cured: x is %s, y %s" % (_lib.DTYPE_NAMES[code], _lib.DTYPE_NAMES[y_code]))
+    if tuple(shape) != tuple(y_shape):
+        raise CuredValueError("cured: x has shape %s, y %s" % (tuple(shape), tuple(y_shape)))
     if code not in _lib.FLOATING:
         raise CuredTypeError("cured: exact_dot takes floating elements, not %s (%s)"
                              % (_lib.DTYPE_NAMES[code], ", ".join(_lib.DTYPE_NAMES[c] for c in sorted(_lib.FLOATING))))

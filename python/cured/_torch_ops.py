@@ -17,7 +17,7 @@ import re
 import torch
 
 from . import _lib
-from . import CuredTypeError, CuredValueError, _arg_values, _Axes, _normalize_dims, _out_shape, _reduce, _resolve_code
+from . import CuredValueError, _arg_values, _Axes, _normalize_dims, _out_shape, _reduce, _resolve_code
 from . import _exact_dot_dtype, _exact_dot_kernel
 from . import _segment_kernel, _segment_statistic_kernel, _statistic, _torch_into
 from ._arrays import torch_framework
@@ -174,11 +174,7 @@ def _exact_dot_op_kernel(x, y):
 
 def _exact_dot_fake(x, y):
     """exact_dot's 0-d result, after the checks the call makes on x and y."""
-    if x.dtype != y.dtype:
-        raise CuredTypeError("cured: x is %s, y %s" % (_lib.DTYPE_NAMES[_code(x)], _lib.DTYPE_NAMES[_code(y)]))
-    if x.shape != y.shape:
-        raise CuredValueError("cured: x has shape %s, y %s" % (tuple(x.shape), tuple(y.shape)))
-    return x.new_empty((), dtype=_fw.dtype_of(_exact_dot_dtype(_code(x))))
+    return x.new_empty((), dtype=_fw.dtype_of(_exact_dot_dtype(_code(x), _code(y), x.shape, y.shape)))
 
 
 def _segment_statistic_op_kernel(stat):

@@ -1,20 +1,23 @@
 """`pip install .`: the Python package `cured` (python/cured) with libcured_c inside.
 
 setuptools drives CMake: it configures the project (Release, no tests, benchmark or examples;
-the CUDA architectures CMake picks) and builds the `cured_c` target only, then puts the library
-and the _version.py that CMake writes into the package beside its Python files. The backend is
+the CUDA architectures CMake picks) and builds the `cured-python` target only (the library, and
+the compiled torch fast path where the configuring Python has torch with CUDA:
+python/CMakeLists.txt), then puts the library, the extension and the _version.py that CMake
+writes into the package beside its Python files. The backend is
 setuptools, not scikit-build-core, because Debian 12's python3-setuptools and python3-wheel build
 it offline (`pip install --no-build-isolation .`) on every machine here, where no package index
 is reachable and scikit-build-core is not installed everywhere.
 
-The wheel is tagged for the platform (py3-none-linux_x86_64: ctypes, no Python ABI) and its
-version carries the CUDA major version of the toolkit that built it (0.1.0+cu13): the library
+The wheel is tagged for the platform (py3-none-linux_x86_64: ctypes, no Python ABI), or for the
+Python that built it as well where it holds the torch fast path (cp311-cp311-linux_x86_64: a
+CPython extension, loaded only with the torch version it was compiled against); its version carries the CUDA major version of the toolkit that built it (0.1.0+cu13): the library
 links that CUDA runtime statically and needs a driver that supports it.
 
 Environment:
   CURED_CMAKE_BUILD_DIR   a CMake build directory to use (absolute, or relative to the top of
                           the source tree, also for `pip install python/`). One configured
-                          already (a preset's, CI's) only has cured_c built; another is
+                          already (a preset's, CI's) only has cured-python built; another is
                           configured here first. Default: build/pip (kept: a reinstall is quick).
   CMAKE_ARGS              more arguments for that first configure (-DCMAKE_CUDA_ARCHITECTURES=80;90)
   CMAKE_BUILD_PARALLEL_LEVEL  jobs for the build (default: every CPU)
@@ -26,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -41,6 +45,7 @@ except ImportError:
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_FILES = ("libcured_c.so.0", "_version.py")  # what the CMake build adds to the package
+EXTENSION = "_torch_fast"  # and the torch fast path, where the build has it (_torch_fast<EXT_SUFFIX>)
 
 
 def fail(message):
@@ -111,8 +116,9 @@ def run(command):
 
 
 def build_library():
-    """Configures BUILD_DIR where it is not yet, builds cured_c there, and returns the folder
-    where the build put the package: libcured_c and _version.py beside the Python files."""
+    """Configures BUILD_DIR where it is not yet, builds cured-python there, and returns the folder
+    where the build put the package: libcured_c, _version.py and the torch fast path beside the
+    Python files."""
     cmake = shutil.which("cmake") or fail("cmake is not on PATH (CMake 3.25 or newer)")
     home = cache_value(BUILD_DIR, "CMAKE_HOME_DIRECTORY")
     if home is None:
@@ -121,7 +127,7 @@ def build_library():
     elif os.path.realpath(home) != os.path.realpath(ROOT):
         fail("%s is the build directory of %s, not of %s" % (BUILD_DIR, home, ROOT))
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
-    run([cmake, "--build", BUILD_DIR, "--target", "cured_c", "--parallel", jobs])
+    run([cmake, "--build", BUILD_DIR, "--target", "cured-python", "--parallel", jobs])
     package = os.path.join(BUILD_DIR, "python", "cured")
     version, major = read_version_file(os.path.join(package, "_version.py"))
     built = "%s+cu%d" % (version, major)
@@ -131,21 +137,31 @@ def build_library():
     return package
 
 
+def built_files(package):
+    """The names the CMake build adds to the package: PACKAGE_FILES, and the torch fast path where
+    it was built for this Python (its name ends with this Python's extension suffix)."""
+    extension = EXTENSION + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+    return PACKAGE_FILES + ((extension,) if os.path.exists(os.path.join(package, extension)) else ())
+
+
 class build_py_and_library(build_py):
-    """build_py, then the C library and _version.py from the CMake build."""
+    """build_py, then the C library, _version.py and the torch fast path from the CMake build."""
+
+    copied = ()  # what run() added: the wheel's tag depends on it
 
     def run(self):
         super().run()
         package = build_library()
         target = os.path.join(self.build_lib, "cured")
         os.makedirs(target, exist_ok=True)
-        for name in PACKAGE_FILES:
+        build_py_and_library.copied = built_files(package)
+        for name in build_py_and_library.copied:
             # copyfile follows the soname link to the library itself (a wheel holds no links).
             shutil.copyfile(os.path.join(package, name), os.path.join(target, name))
 
     def get_outputs(self, include_bytecode=1):
         return super().get_outputs(include_bytecode) + [os.path.join(self.build_lib, "cured", n)
-                                                        for n in PACKAGE_FILES]
+                                                        for n in build_py_and_library.copied or PACKAGE_FILES]
 
 
 class BinaryDistribution(Distribution):
@@ -162,10 +178,14 @@ if bdist_wheel is None and {"bdist_wheel", "dist_info"} & set(sys.argv):
 if bdist_wheel is not None:
     class bdist_wheel_any_python(bdist_wheel):
         """py3-none-<platform>: the library is loaded with ctypes, so any CPython 3 takes the
-        wheel; the platform is the one it was built on."""
+        wheel; the platform is the one it was built on. A wheel with the torch fast path (a
+        CPython extension) is tagged for the Python that built it."""
 
         def get_tag(self):
-            return ("py3", "none", super().get_tag()[2])
+            tag = super().get_tag()
+            if any(name.startswith(EXTENSION) for name in build_py_and_library.copied):
+                return tag
+            return ("py3", "none", tag[2])
 
     commands["bdist_wheel"] = bdist_wheel_any_python
 

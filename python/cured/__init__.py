@@ -25,6 +25,8 @@ ValueError for a bad dim, shape or offsets, cured.CuredError (a RuntimeError) fo
 """
 
 import builtins as _builtins
+import ctypes as _ctypes
+import os as _os
 import sys as _sys
 import warnings as _warnings
 from math import prod as _prod
@@ -116,6 +118,11 @@ def _out_shape(shape, axes, keepdim):
 _plans = {}
 _torch_tensor = None
 _torch_stream = None
+# The compiled torch fast path (cured._torch_fast, python/src/torch_fast.cpp): its reduce where
+# the package holds the extension, built against the very torch imported; None otherwise, or
+# with CURED_TORCH_FAST=0 in the environment. It takes plain tensors in the common cases and
+# answers NotImplemented for the rest, which the Python fast path then takes.
+_fast = None
 _PTR = _lib.POINTER_BYTES
 _ORDER = _byteorder
 
@@ -128,12 +135,90 @@ _ops = None
 def _bind_torch():
     """Binds the fast path to torch, and registers the torch ops where torch can take them:
     once a torch tensor arrives, or at import when torch was imported first."""
-    global _torch_tensor, _torch_stream, _ops
+    global _torch_tensor, _torch_stream, _ops, _fast
     import torch
     _torch_stream = _arrays.torch_framework().current_stream
     _torch_tensor = torch.Tensor
     from . import _torch_ops
     _ops = _torch_ops if _torch_ops.register() else None
+    _fast = _load_fast(torch)
+
+
+def _load_fast(torch):
+    """_torch_fast's reduce, initialized, or None (see _fast)."""
+    if _os.environ.get("CURED_TORCH_FAST", "1") == "0":
+        return None
+    try:
+        from . import _torch_fast
+    except (ImportError, OSError):
+        return None
+    if _torch_fast.TORCH_VERSION != torch.__version__:
+        return None
+    address = _ctypes.cast(_lib.lib.cured_reduce, _ctypes.c_void_p).value
+    statistic_address = _ctypes.cast(_lib.lib.cured_statistic_reduce, _ctypes.c_void_p).value
+    fw = _arrays.torch_framework()
+    _torch_fast.init(address, statistic_address, _fast_resolve, _lib.raise_for, tuple(fw.to_code.items()),
+                     tuple(_lib.TWO_PART))
+    return _torch_fast.reduce
+
+
+# The CuPy fast path: plans of calls on CuPy arrays kept as for torch (keys led by _CUPY), for
+# arrays on the current device with no negative strides; the rest take the general path.
+_CUPY = "cupy"
+_cupy = None  # the cupy module once a CuPy array arrives, and what the path calls of it
+_cupy_ndarray = None
+_cupy_device = None
+_cupy_stream = None
+
+
+def _bind_cupy():
+    global _cupy, _cupy_ndarray, _cupy_device, _cupy_stream
+    import cupy
+    _cupy, _cupy_ndarray = cupy, cupy.ndarray
+    _cupy_device, _cupy_stream = cupy.cuda.runtime.getDevice, cupy.cuda.get_current_stream
+
+
+def _cupy_fast(statistic, which, x, dim, keepdim, dtype, param):
+    """which (an op, or a statistic when `statistic`) along dim of CuPy array x: the new result
+    (the pair of a two-part statistic), or None where the general path takes the call."""
+    mem = x.data
+    device = mem.device_id
+    if device != _cupy_device():
+        return None
+    key = (_CUPY, statistic, which, x.dtype, x.shape, x.strides, device, type(dim),
+           dim if type(dim) is not list else tuple(dim), keepdim, dtype)
+    plan = _plans.get(key)
+    if plan is None:
+        d = _describe(x)
+        if d.keep is not x:  # negative strides: the general path reduces a copy
+            return None
+        plan = _plan(statistic, which, d, dim, keepdim, dtype)
+        plan = _keep(key, plan[:2] + (_cupy.dtype(plan[2]),) + plan[3:])  # the dtype object, not its name
+    c_which, shape, out_dtype, axes, naxes, in_rest, out_rest = plan
+    out = _cupy_ndarray(shape, out_dtype)  # cupy.empty's allocation, without its Python frame
+    ptr = mem.ptr.to_bytes(_PTR, _ORDER) + in_rest
+    stream = _cupy_stream().ptr
+    if not statistic:
+        status = _lib.lib.cured_reduce(c_which, ptr, axes, naxes, out.data.ptr.to_bytes(_PTR, _ORDER) + out_rest,
+                                       None, stream, None)
+        if status:
+            _lib.raise_for(status)
+        return out
+    second = _cupy_ndarray(shape, out_dtype) if which in _lib.TWO_PART else None
+    status = _lib.lib.cured_statistic_reduce(
+        which, ptr, axes, naxes, param, out.data.ptr.to_bytes(_PTR, _ORDER) + out_rest,
+        None if second is None else second.data.ptr.to_bytes(_PTR, _ORDER) + out_rest, stream, None)
+    if status:
+        _lib.raise_for(status)
+    return out if second is None else (out, second)
+
+
+def _fast_resolve(statistic, which, code, requested):
+    """For _torch_fast: (which as run, the output's type code) of an op or a statistic on elements
+    of type code, dtype requested (-1: the default)."""
+    if statistic:
+        return which, _lib.statistic_dtype(which, code)
+    return _resolve_code(which, code, requested)
 
 
 def _routed(x, differentiable=True):
@@ -269,6 +354,10 @@ def _keep(key, plan):
 def _reduce(op, x, dim, keepdim, dtype=None, into=None):
     """op along dim: a new array, or out=into."""
     if type(x) is _torch_tensor:
+        if _fast is not None and into is None:
+            result = _fast(False, op, x, dim, keepdim, dtype, 0.0)
+            if result is not NotImplemented:
+                return result
         device = x.get_device()
         if device >= 0:
             key = (op, x.dtype, x.shape, x.stride(), device, type(dim),
@@ -284,9 +373,18 @@ def _reduce(op, x, dim, keepdim, dtype=None, into=None):
             if status:
                 _lib.raise_for(status)
             return out if into is None else _finish(out, into)
+    elif type(x) is _cupy_ndarray:
+        if into is None:
+            result = _cupy_fast(False, op, x, dim, keepdim, dtype, 0.0)
+            if result is not None:
+                return result
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
         return _reduce(op, x, dim, keepdim, dtype, into)
+    elif _cupy_ndarray is None and type(x).__name__ == "ndarray" and "cupy" in _sys.modules:
+        _bind_cupy()
+        if type(x) is _cupy_ndarray:
+            return _reduce(op, x, dim, keepdim, dtype, into)
     d = _describe(x)
     c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(False, op, d, dim, keepdim, dtype)
     out, ptr = _new_or_into(into, shape, out_dtype, d)
@@ -502,6 +600,10 @@ def _statistic(stat, x, dim, keepdim, param=0.0, into=None):
     outputs."""
     two = stat in _lib.TWO_PART
     if type(x) is _torch_tensor:
+        if _fast is not None and into is None:
+            result = _fast(True, stat, x, dim, keepdim, None, param)
+            if result is not NotImplemented:
+                return result
         device = x.get_device()
         if device >= 0:
             key = (-1 - stat, x.dtype, x.shape, x.stride(), device, type(dim),
@@ -519,9 +621,18 @@ def _statistic(stat, x, dim, keepdim, param=0.0, into=None):
             if status:
                 _lib.raise_for(status)
             return (out, second) if two else out if into is None else _finish(out, into)
+    elif type(x) is _cupy_ndarray:
+        if into is None:
+            result = _cupy_fast(True, stat, x, dim, keepdim, None, param)
+            if result is not None:
+                return result
     elif _torch_tensor is None and type(x).__module__ == "torch":
         _bind_torch()
         return _statistic(stat, x, dim, keepdim, param, into)
+    elif _cupy_ndarray is None and type(x).__name__ == "ndarray" and "cupy" in _sys.modules:
+        _bind_cupy()
+        if type(x) is _cupy_ndarray:
+            return _statistic(stat, x, dim, keepdim, param, into)
     d = _describe(x)
     _, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(True, stat, d, dim, keepdim)
     out, ptr = _new_or_into(into, shape, out_dtype, d)

@@ -223,11 +223,13 @@ def summarize_targets(rows: list[dict]) -> list[str]:
     g, low = geomean(rows_), min(rows_, default=None)
     add("stats along short rows, geomean torch/cured time", g, ">= 2", g and g >= 2.0)
     add("stats along short rows, minimum torch/cured time", low, ">= 1.0", low and low >= 1.0)
-    over = [(r["cured_us"], r["torch_us"]) for r in rows
-            if r["section"] == "overhead" and r["cured_us"] and r["torch_us"]]
-    c, t = over[0] if over else (1, 1)
-    add("host us per call at 2^10, cured / torch" + (f" ({c:.2f} / {t:.2f})" if over else ""),
-        c / t if over else None, "<= 1", c <= t)
+    for op, peer in (("sum/call", "torch"), ("sum/cupy", "cupy")):
+        over = [(r["cured_us"], r[f"{peer}_us"]) for r in rows
+                if r["section"] == "overhead" and r["op"] == op and r["cured_us"] and r[f"{peer}_us"]]
+        c, t = over[0] if over else (1, 1)
+        on = "a torch tensor" if peer == "torch" else "a CuPy array"
+        add(f"host us per call at 2^10 on {on}, cured / {peer}" + (f" ({c:.2f} / {t:.2f})" if over else ""),
+            c / t if over else None, "<= 1", c <= t)
     return lines
 
 
@@ -459,27 +461,37 @@ class Bench:
         self.release()
         return make_row("stats", op, tuple(x.shape), dim, times, check)
 
-    def overhead(self, calls: int) -> dict:
-        """Host microseconds per call of sum on 2^10 elements over a hot loop of ``calls`` calls."""
+    def overhead(self, calls: int) -> list[dict]:
+        """Host microseconds per call of sum on 2^10 elements: hot loops of ``calls`` calls between
+        two synchronizations, five rounds with the libraries in turn, the median of each kept. One
+        row on a torch tensor (cured and torch, with cupy.sum of the same memory), one on a CuPy
+        array (cured and cupy)."""
         torch, x = self.torch, self.input((OVERHEAD_N,))
-        fns = {"cured": lambda: self.cured.sum(x), "torch": lambda: torch.sum(x)}
+        rows = {"sum/call": {"cured": lambda: self.cured.sum(x), "torch": lambda: torch.sum(x)}}
         if self.cupy is not None:
             a = self.cupy.asarray(x)
-            fns["cupy"] = lambda: self.cupy.sum(a)
-        times = {}
-        for lib, fn in fns.items():
-            try:
-                for _ in range(10):
-                    fn()
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                for _ in range(calls):
-                    fn()
-                torch.cuda.synchronize()
-                times[lib] = (time.perf_counter() - t0) / calls * 1e6
-            except Exception as e:
-                print(f"{lib} sum in the hot loop: {type(e).__name__}: {e}", file=sys.stderr)
-        return make_row("overhead", "sum/call", (OVERHEAD_N,), None, times, "-" if "cured" in times else "ERROR")
+            rows["sum/call"]["cupy"] = lambda: self.cupy.sum(a)
+            rows["sum/cupy"] = {"cured": lambda: self.cured.sum(a), "cupy": lambda: self.cupy.sum(a)}
+        out = []
+        for op, fns in rows.items():
+            samples = {lib: [] for lib in fns}
+            for _ in range(5):
+                for lib, fn in fns.items():
+                    try:
+                        for _ in range(10):
+                            fn()
+                        torch.cuda.synchronize()
+                        t0 = time.perf_counter()
+                        for _ in range(calls):
+                            fn()
+                        torch.cuda.synchronize()
+                        samples[lib].append((time.perf_counter() - t0) / calls * 1e6)
+                    except Exception as e:
+                        print(f"{lib} {op} in the hot loop: {type(e).__name__}: {e}", file=sys.stderr)
+                        break
+            times = {lib: median(t) for lib, t in samples.items() if len(t) == 5}
+            out.append(make_row("overhead", op, (OVERHEAD_N,), None, times, "-" if "cured" in times else "ERROR"))
+        return out
 
 
 def workloads(args) -> list[tuple[str, str, tuple[int, ...], int | None]]:
@@ -554,8 +566,9 @@ def main(argv=None) -> int:
             rows.append(bench.measure_stat(op, x, dim) if section == "stats" else bench.measure(section, op, x, dim))
             print(format_row(rows[-1]), flush=True)
     if "overhead" in args.parts:
-        rows.append(bench.overhead(args.calls))
-        print(format_row(rows[-1]), flush=True)
+        for row in bench.overhead(args.calls):
+            rows.append(row)
+            print(format_row(row), flush=True)
     print()
     print("\n".join(summarize_targets(rows)))
     if args.csv:

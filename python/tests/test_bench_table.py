@@ -43,6 +43,7 @@ def passing_rows():
             faster = {"logsumexp": 60.0, "count_nonzero": 60.0, "var_mean": 13.0}.get(op, 25.0 if dim == 1 else 10.0)
             rows.append(row("stats", op, 0, 10.0, faster, shape, dim))
     rows.append(row("overhead", "sum/call", 1 << 10, 4.0, 5.0))
+    rows.append(bench.make_row("overhead", "sum/cupy", (1 << 10,), None, {"cured": 4.0, "cupy": 5.0}, "ok"))
     return rows
 
 
@@ -159,7 +160,7 @@ class NumbersTest(unittest.TestCase):
 class TargetsTest(unittest.TestCase):
     def test_all_met(self):
         lines = bench.summarize_targets(passing_rows())
-        self.assertEqual(len(lines), 13)
+        self.assertEqual(len(lines), 14)
         for line in lines:
             self.assertTrue(line.endswith(": met"), line)
 
@@ -173,7 +174,7 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(len(missed), 1)
         self.assertTrue(missed[0].startswith("whole-array sum, minimum"), missed[0])
         self.assertIn("0.90", missed[0])
-        self.assertEqual(sum(line.endswith(": met") for line in lines), 12)
+        self.assertEqual(sum(line.endswith(": met") for line in lines), 13)
 
     def test_each_target_can_miss(self):
         cases = [  # (the line that misses, the rows made slower on torch's side, torch's time, only the first)
@@ -196,6 +197,14 @@ class TargetsTest(unittest.TestCase):
             missed = [k for k, v in verdicts(bench.summarize_targets(rows)).items() if v == "missed"]
             self.assertEqual(len(missed), 1, (label, missed))
             self.assertTrue(missed[0].startswith(label), (label, missed))
+
+    def test_host_cost_on_cupy_arrays(self):
+        rows = passing_rows()
+        rows[-1] = bench.make_row("overhead", "sum/cupy", (1 << 10,), None, {"cured": 6.0, "cupy": 5.0}, "ok")
+        missed = [k for k, v in verdicts(bench.summarize_targets(rows)).items() if v == "missed"]
+        self.assertEqual(len(missed), 1)
+        self.assertTrue(missed[0].startswith("host us per call at 2^10 on a CuPy array, cured / cupy (6.00 / 5.00)"),
+                        missed)
 
     def test_stats_along_axes_against_the_sum(self):
         rows = passing_rows()
@@ -233,7 +242,7 @@ class OutputTest(unittest.TestCase):
         self.assertEqual(tuple(back[0]), bench.FIELDS)
         self.assertEqual(doc["device"], "made up")
         self.assertEqual(doc["rows"], rows)
-        self.assertEqual(len(doc["targets"]), 13)
+        self.assertEqual(len(doc["targets"]), 14)
         self.assertTrue(math.isclose(float(back[0]["speedup"]), 1.5))
 
     def test_help_and_no_gpu(self):

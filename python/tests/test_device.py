@@ -466,6 +466,39 @@ class CuPyTest(DeviceCase):
         checks.done()
 
 
+    def test_the_fast_path_as_the_general_one(self):
+        import numpy
+        x = cupy.random.standard_normal((64, 48), dtype=cupy.float32)
+        calls = (lambda a: cured.sum(a, 1), lambda a: cured.amax(a, 0, keepdim=True), lambda a: cured.argmin(a),
+                 lambda a: cured.var_mean(a, 1), lambda a: cured.logsumexp(a, (0, 1)),
+                 lambda a: cured.exact_sum(a, [0]), lambda a: cured.count_nonzero(a > 0, 1),
+                 lambda a: cured.sum(a.astype(cupy.float16), dtype="float32"))
+        for k, call in enumerate(calls):
+            fast = [call(x), call(x)]  # the second from the kept plan
+            kept = cured._cupy_ndarray
+            cured._cupy_ndarray = type("NotCuPy", (), {})  # every call takes the general path
+            try:
+                general = call(x)
+            finally:
+                cured._cupy_ndarray = kept
+            for got in fast:
+                for u, v in zip(*((r,) if isinstance(r, cupy.ndarray) else r for r in (got, general))):
+                    self.assertIsInstance(u, cupy.ndarray, k)
+                    self.assertEqual((u.dtype, u.shape), (v.dtype, v.shape), k)
+                    numpy.testing.assert_array_equal(cupy.asnumpy(u), cupy.asnumpy(v), err_msg=str(k))
+        s = cupy.cuda.Stream(non_blocking=True)
+        with s:
+            y = cured.sum(x, 1)
+        s.synchronize()
+        numpy.testing.assert_allclose(cupy.asnumpy(y), cupy.asnumpy(x.sum(1)), rtol=1e-5, atol=1e-5)
+        if cupy.cuda.runtime.getDeviceCount() > 1:
+            with cupy.cuda.Device(1):
+                z = cupy.arange(1000, dtype=cupy.float32)
+            self.assertEqual(int(cured.sum(z).device.id), 1)
+            self.assertEqual(float(cured.sum(z)), 499500.0)
+            self.assertEqual(cupy.cuda.runtime.getDevice(), 0)
+
+
 class SegmentTest(DeviceCase):
     @staticmethod
     def _reference(values, offsets):

@@ -802,6 +802,102 @@ class Errors(DeviceCase):
                                                                                          device="cuda"))
 
 
+class FastPath(DeviceCase):
+    """The compiled torch fast path (cured._torch_fast) against the Python one: the same bits, the
+    same errors, the Python path for what it declines, and loaded wherever the package holds it."""
+
+    def setUp(self):
+        if cured._fast is None:
+            built = [n for n in os.listdir(os.path.dirname(cured.__file__)) if n.startswith("_torch_fast")]
+            if built and os.environ.get("CURED_TORCH_FAST", "1") != "0":
+                self.fail("the package holds %s but did not load it" % built)
+            self.skipTest("no compiled torch fast path (%s)" % ("CURED_TORCH_FAST=0" if built else "not built"))
+
+    def both(self, call):
+        """call's result (or its error) through the compiled path and through the Python path."""
+        results = []
+        fast = cured._fast
+        for f in (fast, None):
+            cured._fast = f
+            try:
+                results.append(call())
+            except Exception as e:  # noqa: BLE001 - compared by the caller
+                results.append((type(e), str(e)))
+            finally:
+                cured._fast = fast
+        return results
+
+    def assert_same(self, call):
+        a, b = self.both(call)
+        if isinstance(a, tuple) and a and isinstance(a[0], type):
+            self.assertEqual(a, b)
+            return
+        pairs = zip(a, b) if isinstance(a, tuple) else [(a, b)]
+        for u, v in pairs:
+            self.assertIsInstance(u, torch.Tensor, call)
+            self.assertEqual((u.dtype, u.shape, u.device), (v.dtype, v.shape, v.device))
+            torch.testing.assert_close(u, v, rtol=0, atol=0, equal_nan=True)
+
+    def test_loaded_with_its_torch(self):
+        self.assertEqual(cured._torch_fast.TORCH_VERSION, torch.__version__)
+
+    def test_the_same_results(self):
+        x = torch.randn(6, 5, 4, device="cuda")
+        x[0, 1, 2] = float("nan")
+        cases = [x, x.transpose(0, 2), x[:, ::2], x.half(), x.double(), (x * 100).int(), x > 0,
+                 torch.randn(1, 1024, device="cuda").expand(3, 1024), torch.randn(1024, device="cuda")]
+        for t in cases:
+            for dim in (None, 0, -1, (0, -1), [1, 0]) if t.dim() > 1 else (None, 0, -1):
+                for keepdim in (False, True):
+                    for f in (cured.sum, cured.amax, cured.amin, cured.argmax, cured.argmin, cured.exact_sum):
+                        if f in (cured.argmax, cured.argmin) and isinstance(dim, (tuple, list)):
+                            continue
+                        self.assert_same(lambda: f(t, dim, keepdim))
+                    if t.is_floating_point():
+                        for f in (cured.mean, cured.var, cured.std, cured.var_mean, cured.std_mean,
+                                  cured.logsumexp):
+                            self.assert_same(lambda: f(t, dim, keepdim=keepdim))
+                        self.assert_same(lambda: cured.vector_norm(t, 1, dim, keepdim))
+                        self.assert_same(lambda: cured.var(t, dim, correction=0, keepdim=keepdim))
+                    self.assert_same(lambda: cured.count_nonzero(t, dim, keepdim))
+                    self.assert_same(lambda: cured.any(t, dim, keepdim))
+        self.assert_same(lambda: cured.sum(x, 1, dtype=torch.float64))
+        self.assert_same(lambda: cured.sum(x.half(), dtype=torch.float32))
+        self.assert_same(lambda: cured.sum(x.int(), 0, dtype=torch.int64))
+
+    def test_what_it_declines_and_its_errors(self):
+        x = torch.randn(4, 5, device="cuda")
+        for call in (lambda: cured.sum(x, []), lambda: cured.sum(x, ()), lambda: cured.sum(x, (0, 0)),
+                     lambda: cured.sum(x, 2), lambda: cured.sum(x, -3), lambda: cured.sum(x, 1.0),
+                     lambda: cured.sum(x, True), lambda: cured.sum(x, 0, 1), lambda: cured.sum(x, (0, 1, 1)),
+                     lambda: cured.sum(x, dtype=torch.float16), lambda: cured.sum(x, dtype="float64"),
+                     lambda: cured.sum(torch.tensor(2.5, device="cuda")), lambda: cured.sum(torch.tensor(2.5)),
+                     lambda: cured.sum(x.cpu()), lambda: cured.sum(torch.ones(3, dtype=torch.complex64, device="cuda")),
+                     lambda: cured.amax(torch.empty(0, 3, device="cuda"), 0),
+                     lambda: cured.amax(torch.empty(0, 3, device="cuda"), 1),
+                     lambda: cured.argmax(torch.empty(0, device="cuda")),
+                     lambda: cured.mean(torch.ones(3, dtype=torch.int32, device="cuda")),
+                     lambda: cured.vector_norm(x, 3), lambda: cured.var(x, correction=-1),
+                     lambda: cured.sum(torch.nn.Parameter(x, requires_grad=False)),
+                     lambda: cured.sum(torch.randn([1] * 9, device="cuda"))):
+            self.assert_same(call)
+
+    def test_streams_and_devices(self):
+        x = torch.randn(1 << 20, device="cuda")
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            y = cured.sum(x.view(1024, 1024), 1)
+        s.synchronize()
+        torch.testing.assert_close(y, x.view(1024, 1024).sum(1), rtol=1e-4, atol=1e-3)
+        if torch.cuda.device_count() > 1:
+            before = torch.cuda.current_device()
+            z = torch.randn(4096, device="cuda:1")
+            self.assertEqual(cured.sum(z).device, z.device)
+            torch.testing.assert_close(cured.amax(z), z.amax())
+            self.assertEqual(torch.cuda.current_device(), before)
+
+
 class ExactDot(DeviceCase):
     """exact_dot: rounded once, the same bits in any order, every floating type, any layout."""
 

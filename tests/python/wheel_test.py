@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 
 SKIP = 77
 TESTS = ("test_cpu", "test_bench_table")  # the package's tests that need no GPU
@@ -72,9 +73,13 @@ def main():
         sys.exit("FAILED: want one cured wheel in %s, found %s" % (wheelhouse, wheels))
     wheel = os.path.basename(wheels[0])
     print("wheel: %s" % wheel)
-    if "+cu" not in wheel or "-py3-none-" not in wheel or wheel.endswith("-any.whl"):
-        sys.exit("FAILED: %s: want a platform wheel (py3-none-<platform>) whose version names the CUDA major (+cuN)"
-                 % wheel)
+    with zipfile.ZipFile(wheels[0]) as z:
+        fast = [n for n in z.namelist() if n.startswith("cured/_torch_fast")]
+    # py3-none-<platform> (ctypes alone), or cpXY-cpXY-<platform> with the torch fast path.
+    python_tag = "-cp" if fast else "-py3-none-"
+    if "+cu" not in wheel or python_tag not in wheel or wheel.endswith("-any.whl"):
+        sys.exit("FAILED: %s: want a platform wheel (%s<platform>) whose version names the CUDA major (+cuN)"
+                 % (wheel, python_tag.strip("-")))
 
     step("a fresh venv", [builder, "-m", "venv", venv], env=env)
     python = os.path.join(venv, "bin", "python")

@@ -1,6 +1,7 @@
 """Cold-L2 benchmark of cured's Python API beside torch and CuPy: ``python -m cured.bench``.
 
-What it measures, in one process on the current CUDA device, float32 inputs from ``torch.rand``:
+What it measures, in one process on the current CUDA device, float32 inputs from ``torch.rand``
+(the shape sweep's data families aside):
 
 - whole arrays: ``sum`` of n = 2^10 .. 2^K elements (K: --max-log2, 30; sizes that do not fit
   in the GPU's free memory are skipped) by cured.sum, torch.sum and cupy.sum, and ``exact_sum``
@@ -14,26 +15,44 @@ What it measures, in one process on the current CUDA device, float32 inputs from
   bandwidth), ``var_mean``, ``aminmax``, ``vector_norm``, ``logsumexp``, ``count_nonzero`` and
   ``any`` by cured and by torch's functions of the same names (``torch.linalg.vector_norm``);
 - the host's cost per call: a hot loop of ``sum`` on 2^10 elements between two
-  torch.cuda.synchronize(), timed by time.perf_counter, in microseconds per call.
+  torch.cuda.synchronize(), timed by time.perf_counter, in microseconds per call;
+- the shape sweep (``--parts shapes``, not in the default run; --shape-samples samples, 7, a
+  workload): every 2-D split rows x cols of 2^20, 2^24 and 2^28 elements (--shape-totals; rows
+  1, 2, 4, ... n, from 1 x n to n x 1) along dim 1 and dim 0; the 3-D shapes SWEEP_3D along each
+  axis and each pair of axes; views (VIEWS: x.t() of a contiguous array, x[:, ::2], one row
+  expanded with stride 0) along each dim; 1 x 2^24 along dim 0, 2^24 x 1 along dim 1, 1 x 2^24
+  x 1 along dims (0, 2). On each, ``sum``, ``amin``, ``amax``, ``argmin``, ``argmax`` and
+  ``exact_sum`` by cured, torch and CuPy (torch and CuPy take argmin and argmax along one axis:
+  over several, they run on the array with those axes moved last and made one, the copy where
+  one is needed timed with them); ``var_mean``, ``vector_norm`` and ``logsumexp`` by cured and
+  torch on the 2-D splits of 2^24; and ``exact_sum`` with ``sum`` (the reference for its speed)
+  on the data families FAMILY_DATA (normal, integer-valued, fixed-point, ties, cancellation,
+  subnormal) for the cases FAMILY_CASES. --shape-ops chooses the ops; scripts/shapes_table.py
+  judges the targets from the JSON.
 
 How: every sample is cold. Before each one a buffer twice the size of the L2 is written, which
 evicts the input from the L2; the sample is the time between two CUDA events recorded on the
 current stream around the one call. A workload's time is the median of --samples samples, taken
 after three warm-up calls and 20 ms more of them: the GPU runs up to 15% slower for some
 milliseconds after memory is given back (as at each workload's end) or after a long kernel,
-and the warm-up keeps that stretch out of every library's samples. The flush occupies the GPU
-while the host issues the call; where the host takes longer, the difference is in the time (the
-hot loop measures the host alone). CuPy reads the torch tensor's memory (``cupy.asarray``, no
+and the warm-up keeps that stretch out of every library's samples. A call of more than 10 ms
+(LONG_CALL_S) ends the warm-up and is sampled 3 times. The flush occupies the GPU while the host
+issues the call; where the host takes longer, the difference is in the time (the hot loop
+measures the host alone). CuPy reads the torch tensor's memory (``cupy.asarray``, no
 copy) and runs, as torch does by default, on the legacy default stream. GB/s is the bytes read
-(the input) plus the bytes written (the output: float32 sums, int64 indices and counts, both
-parts of var_mean and aminmax, one byte per ``any``) over the median time.
+(the input; a view's elements, each counted once) plus the bytes written (the output: float32
+sums, int64 indices and counts, both parts of var_mean and aminmax, one byte per ``any``) over
+the median time.
 
-Each cured result is checked once per workload against torch's: sums with torch.allclose
-(rtol 1e-3, atol 1e-3 * sqrt of the reduced size), argmax by its indices (where they differ from
-torch's, the values they point at must be equal: ties), the statistics with torch.allclose (rtol
-1e-4) or, for aminmax, count_nonzero and any, exactly. A wrong result, or a cured call that
-raises, marks its row WRONG or ERROR and makes the exit status 1. Without torch, a CUDA device or
-an importable cured the status is 2; without CuPy its columns are left empty.
+Each cured result is checked once per workload: sums against torch's with torch.allclose (rtol
+1e-3, atol 1e-3 * sqrt of the reduced size; for the families other than torch.rand's, within
+rtol 1e-3 and 1e-4 of the sum of magnitudes), exact_sum bit for bit against the exact sum
+rounded once to float32 (exact_reference), amin and amax exactly, argmin and argmax by their
+indices (where they differ from torch's, the values they point at must be equal: ties), the
+statistics with torch.allclose (rtol 1e-4, NaN equal to NaN) or, for aminmax, count_nonzero and
+any, exactly. A wrong result, or a cured call that raises, marks its row WRONG or ERROR and
+makes the exit status 1. Without torch, a CUDA device or an importable cured the status is 2;
+without CuPy its columns are left empty.
 """
 
 from __future__ import annotations
@@ -44,19 +63,75 @@ import json
 import math
 import sys
 import time
+from typing import NamedTuple
 
 LIBS = ("cured", "torch", "cupy")
 OPS = ("sum", "exact_sum", "argmax")
-PARTS = ("whole", "axes", "stats", "overhead")
+PARTS = ("whole", "axes", "stats", "overhead", "shapes")
+DEFAULT_PARTS = ("whole", "axes", "stats", "overhead")
 STAT_OPS = ("sum", "var_mean", "aminmax", "vector_norm", "logsumexp", "count_nonzero", "any")
 STAT_CASES = (((1 << 28,), None), ((1 << 23, 32), 1), ((16384, 16384), 0))
-OUT_BYTES = {"argmax": 8, "var_mean": 8, "aminmax": 8, "count_nonzero": 8, "any": 1}
+OUT_BYTES = {"argmax": 8, "argmin": 8, "var_mean": 8, "aminmax": 8, "count_nonzero": 8, "any": 1}
 SHAPES_3D = ((64, 4096, 64), (1024, 256, 256), (8, 1 << 20, 8), (4096, 64, 256))
 MIN_LOG2, EXACT_MIN_LOG2, OVERHEAD_N = 10, 20, 1 << 10
 SETTLE_S = 0.02  # seconds of warm-up calls per workload, after the --warmup calls
+LONG_CALL_S, LONG_SAMPLES = 0.01, 3  # a call longer than this ends the warm-up and gets this many samples
 FIELDS = ("section", "op", "shape", "dim", "n", "bytes", "cured_us", "torch_us", "cupy_us",
-          "cured_gbps", "torch_gbps", "cupy_gbps", "speedup", "check")
+          "cured_gbps", "torch_gbps", "cupy_gbps", "speedup", "check", "family")
 FAILED = ("WRONG", "ERROR")
+
+# The shape sweep (--parts shapes).
+SHAPE_OPS = ("sum", "amin", "amax", "argmin", "argmax", "exact_sum", "var_mean", "vector_norm", "logsumexp")
+SHAPE_STATS = ("var_mean", "vector_norm", "logsumexp")  # on the 2-D splits of STATS_TOTAL_LOG2 only
+STATS_TOTAL_LOG2 = 24
+SHAPE_TOTALS_LOG2 = (20, 24, 28)
+SHAPE_SAMPLES = 7
+ARG_OPS = ("argmin", "argmax")
+# torch's and CuPy's function for each op of the sweep; exact_sum's peers are the plain sums.
+PEER_OPS = {"sum": "sum", "exact_sum": "sum", "amin": "amin", "amax": "amax", "argmin": "argmin", "argmax": "argmax"}
+SWEEP_3D = ((64, 4096, 64), (256, 256, 256), (4096, 64, 64), (16, 1024, 1024), (1024, 256, 256), (8, 1 << 20, 8))
+SWEEP_3D_DIMS = (0, 1, 2, (0, 1), (0, 2), (1, 2))
+# (kind, the contiguous array's shape, the view's shape): "T" is x.t(), "::2" x[:, ::2] (every other
+# column), "expand" x.expand(view shape) of one row (stride 0 along dim 0).
+VIEWS = (("T", (4096, 4096), (4096, 4096)), ("T", (16384, 16384), (16384, 16384)),
+         ("T", (256, 65536), (65536, 256)), ("::2", (4096, 8192), (4096, 4096)),
+         ("::2", (16384, 32768), (16384, 16384)), ("expand", (1, 4096), (4096, 4096)),
+         ("expand", (1, 16384), (16384, 16384)))
+EXTENT_ONE = (((1, 1 << 24), 0), ((1 << 24, 1), 1), ((1, 1 << 24, 1), (0, 2)))
+# exact_sum's data families (beside "uniform", torch.rand): whole arrays and a few 2-D splits, each
+# timed by exact_sum and by sum (the reference of its speed). Cases of one size share one array.
+FAMILY_DATA = {
+    "uniform": lambda torch, n, device: torch.rand(n, device=device),
+    "normal": lambda torch, n, device: torch.randn(n, device=device),
+    "integer": lambda torch, n, device: torch.randint(-1000, 1000, (n,), device=device).float(),
+    "fixed": lambda torch, n, device: torch.randint(-(1 << 23), 1 << 23, (n,), device=device).float() * 2.0 ** -23,
+    "ties": lambda torch, n, device: torch.full((n,), 0.1, device=device),
+    "cancellation": lambda torch, n, device: _cancellation(torch, n, device),
+    "subnormal": lambda torch, n, device: _subnormal(torch, n, device),
+}
+FAMILIES = tuple(f for f in FAMILY_DATA if f != "uniform")
+FAMILY_CASES = (((1 << 24,), None), ((4096, 4096), 0), ((4096, 4096), 1), ((1 << 20, 16), 1),
+                ((16, 1 << 20), 1), ((1 << 28,), None))
+# exact_reference: elements are summed in int64 in groups of 2^EXACT_BAND_LOG2 exponents (a term
+# is then below 2^31 and 2^32 of them sum exactly), EXACT_CHUNK elements at a time.
+EXACT_BAND_LOG2, EXACT_CHUNK = 3, 1 << 22
+# The sweep's time model (estimate_seconds): a 2^28 float32 read takes about 0.35 ms on an H200,
+# the flush of twice the L2 about 0.05 ms; a call's launch and the sample's events about 10 us;
+# input, check and release about 5 ms a workload, and exact_sum's exact reference about 0.2 ns an
+# element.
+READ_BYTES_PER_S, FLUSH_S, CALL_S, WORKLOAD_S, EXACT_CHECK_S = (1 << 30) / 0.35e-3, 0.05e-3, 10e-6, 5e-3, 0.2e-9
+
+
+class Workload(NamedTuple):
+    """One timed workload: op on an array of ``shape`` along ``dim`` (an int, a tuple of axes, or
+    None for every axis); ``view`` (kind, contiguous shape) where the array is a view (VIEWS);
+    ``family`` the data (FAMILY_DATA)."""
+    section: str
+    op: str
+    shape: tuple
+    dim: object
+    view: tuple | None = None
+    family: str = "uniform"
 
 
 # ---------------------------------------------------------------- pure computations (no torch)
@@ -95,6 +170,18 @@ def parse_list(text: str, allowed: tuple[str, ...]) -> list[str]:
     return names
 
 
+def parse_totals(text: str) -> list[int]:
+    """--shape-totals: a comma list of log2 element counts (1..32), in order, without repeats."""
+    totals = []
+    for part in text.split(","):
+        k = int(part)
+        if not 1 <= k <= 32:
+            raise ValueError(f"total 2^{k} is outside 2^1..2^32")
+        if k not in totals:
+            totals.append(k)
+    return totals
+
+
 def whole_sizes(max_log2: int, min_log2: int = MIN_LOG2) -> list[int]:
     """The whole-array sizes: the powers of 2 from 2^min_log2 to 2^max_log2."""
     return [1 << k for k in range(min_log2, max_log2 + 1)]
@@ -112,12 +199,24 @@ def grid_workloads(totals: list[int]) -> list[tuple[tuple[int, ...], int]]:
     return out + [(s, 1) for s in SHAPES_3D]
 
 
+def reduced_axes(dim, rank: int) -> tuple[int, ...]:
+    """The axes ``dim`` reduces, sorted: None is every axis, an int one, a tuple those."""
+    if dim is None:
+        return tuple(range(rank))
+    return tuple(sorted(d % rank for d in ((dim,) if isinstance(dim, int) else dim)))
+
+
+def reduced_count(shape, dim) -> int:
+    """The elements that make one output: the product of the reduced axes' extents."""
+    return math.prod(shape[d] for d in reduced_axes(dim, len(shape)))
+
+
 def workload_bytes(shape, dim, op: str, itemsize: int = 4) -> int:
-    """Bytes read plus bytes written: the input, and one result per output element (OUT_BYTES:
-    argmax's int64 indices, the two parts of var_mean; else the input's type). ``dim`` None
-    reduces everything to one value."""
+    """Bytes read plus bytes written: the input (a view's elements, each once), and one result
+    per output element (OUT_BYTES: argmin's and argmax's int64 indices, the two parts of var_mean;
+    else the input's type). ``dim`` None reduces everything to one value."""
     n = math.prod(shape)
-    outputs = 1 if dim is None else n // shape[dim]
+    outputs = n // reduced_count(shape, dim) if n else 0
     return n * itemsize + outputs * OUT_BYTES.get(op, itemsize)
 
 
@@ -144,12 +243,27 @@ def speedup(row: dict):
     return row["torch_us"] / row["cured_us"] if row.get("torch_us") and row.get("cured_us") else None
 
 
-def make_row(section: str, op: str, shape, dim, times: dict, check: str) -> dict:
+def shape_label(shape, view=None) -> str:
+    """A workload's shape as rows show it: ``4096x1024``, or for a view (VIEWS) the contiguous
+    array and what was done to it: ``4096x4096.T``, ``4096x8192[:,::2]``,
+    ``1x4096.expand(4096,4096)``."""
+    if view is None:
+        return "x".join(map(str, shape))
+    kind, storage = view
+    base = "x".join(map(str, storage))
+    return {"T": f"{base}.T", "::2": f"{base}[:,::2]",
+            "expand": f"{base}.expand({','.join(map(str, shape))})"}[kind]
+
+
+def make_row(section: str, op: str, shape, dim, times: dict, check: str, label: str | None = None,
+             family: str = "uniform") -> dict:
     """A result row: times in microseconds per library (None where not measured) and the derived
-    GB/s and speedup. Overhead rows carry host microseconds per call and no GB/s."""
+    GB/s and speedup. Overhead rows carry host microseconds per call and no GB/s. ``dim``: "all"
+    for None, a list for several axes; ``label`` replaces the shape (a view's, shape_label)."""
     nbytes = None if section == "overhead" else workload_bytes(shape, dim, op)
-    row = {"section": section, "op": op, "shape": "x".join(map(str, shape)),
-           "dim": "all" if dim is None else dim, "n": math.prod(shape), "bytes": nbytes, "check": check}
+    row = {"section": section, "op": op, "shape": label or shape_label(shape),
+           "dim": "all" if dim is None else list(dim) if isinstance(dim, tuple) else dim,
+           "n": math.prod(shape), "bytes": nbytes, "check": check, "family": family}
     for lib in LIBS:
         row[f"{lib}_us"] = times.get(lib)
         row[f"{lib}_gbps"] = gbps(nbytes, times.get(lib))
@@ -157,7 +271,7 @@ def make_row(section: str, op: str, shape, dim, times: dict, check: str) -> dict
     return {k: row[k] for k in FIELDS}
 
 
-_COLUMNS = (("shape", 13, "s"), ("dim", 4, "s"), ("op", 9, "s"), ("cured_us", 10, ".2f"),
+_COLUMNS = (("shape", 18, "s"), ("dim", 4, "s"), ("op", 22, "s"), ("cured_us", 10, ".2f"),
             ("torch_us", 10, ".2f"), ("cupy_us", 10, ".2f"), ("cured_gbps", 10, ".1f"),
             ("torch_gbps", 10, ".1f"), ("cupy_gbps", 10, ".1f"), ("speedup", 8, ".2f"), ("check", 9, "s"))
 _TITLES = ("shape", "dim", "op", "cured us", "torch us", "cupy us", "cured GB/s", "torch GB/s",
@@ -170,8 +284,12 @@ def table_header() -> str:
 
 
 def format_row(row: dict) -> str:
-    """One row of the table, aligned under table_header()."""
-    cells = [str(row[k]).ljust(w) if s == "s" else ("-" if row[k] is None else format(row[k], s)).rjust(w)
+    """One row of the table, aligned under table_header(); a data family other than uniform
+    follows the op (``exact_sum/ties``)."""
+    shown = dict(row, dim=",".join(map(str, row["dim"])) if isinstance(row["dim"], list) else row["dim"])
+    if row.get("family", "uniform") != "uniform":
+        shown["op"] = f"{row['op']}/{row['family']}"
+    cells = [str(shown[k]).ljust(w) if s == "s" else ("-" if shown[k] is None else format(shown[k], s)).rjust(w)
              for k, w, s in _COLUMNS]
     return "  ".join(cells).rstrip()
 
@@ -179,6 +297,82 @@ def format_row(row: dict) -> str:
 def format_table(rows: list[dict]) -> str:
     """The title line and one line per row."""
     return "\n".join([table_header()] + [format_row(r) for r in rows])
+
+
+def split_cases(total_log2: int) -> list[tuple[tuple[int, int], int]]:
+    """(shape, dim) of every 2-D split of 2^total_log2 elements: rows 1, 2, 4, ... 2^total_log2
+    (1 x n to n x 1), each along dim 1 and dim 0."""
+    n = 1 << total_log2
+    return [((1 << k, n >> k), dim) for k in range(total_log2 + 1) for dim in (1, 0)]
+
+
+def shape_cases(totals_log2: list[int]) -> list[tuple[tuple[int, ...], object, tuple | None]]:
+    """(shape, dim, view) of the sweep's arrays: the 2-D splits of each total, the 3-D shapes
+    along each axis and each pair of axes, the views along each dim, the shapes with extent-1
+    axes (those that are 2-D splits of a total asked for, once)."""
+    cases = [(shape, dim, None) for k in totals_log2 for shape, dim in split_cases(k)]
+    cases += [(shape, dim, None) for shape in SWEEP_3D for dim in SWEEP_3D_DIMS]
+    cases += [(shape, dim, (kind, storage)) for kind, storage, shape in VIEWS for dim in (1, 0)]
+    return cases + [(shape, dim, None) for shape, dim in EXTENT_ONE if (shape, dim, None) not in cases]
+
+
+def shape_workloads(totals_log2: list[int], ops: list[str]) -> list[Workload]:
+    """The shape sweep: the ops of SHAPE_OPS asked for on every case of shape_cases (the
+    statistics on the 2-D splits of 2^STATS_TOTAL_LOG2 only, where that total is asked for), then,
+    with exact_sum, each data family's cases by sum and exact_sum."""
+    plain = [op for op in ops if op not in SHAPE_STATS]
+    out = [Workload("shapes", op, shape, dim, view) for shape, dim, view in shape_cases(totals_log2)
+           for op in plain]
+    if STATS_TOTAL_LOG2 in totals_log2:
+        out += [Workload("shapes", op, shape, dim) for shape, dim in split_cases(STATS_TOTAL_LOG2)
+                for op in ops if op in SHAPE_STATS]
+    if "exact_sum" in ops:
+        out += [Workload("shapes", op, shape, dim, None, family) for family in FAMILIES
+                for shape, dim in FAMILY_CASES for op in ("sum", "exact_sum")]
+    return out
+
+
+def is_statistic(w: Workload) -> bool:
+    """Whether w is timed as a statistic (cured and torch, Bench.measure_stat)."""
+    return w.section == "stats" or w.op in SHAPE_STATS
+
+
+def estimate_seconds(work: list[Workload], samples: int, warmup: int, shape_samples: int | None = None,
+                     cupy: bool = True) -> float:
+    """Seconds the workloads take by the time model beside READ_BYTES_PER_S: per library, the
+    SETTLE_S of calls (at least one), the warm-up calls and the samples, each sample after a
+    flush; a call reads and writes workload_bytes at READ_BYTES_PER_S. Peers' slow paths are not
+    in it (a call past LONG_CALL_S gets LONG_SAMPLES samples)."""
+    total = 0.0
+    for w in work:
+        count = shape_samples if w.section == "shapes" and shape_samples else samples
+        libs = 2 if is_statistic(w) or not cupy else 3
+        call = CALL_S + workload_bytes(w.shape, w.dim, w.op) / READ_BYTES_PER_S
+        per_lib = max(SETTLE_S, call) + (warmup + count) * call + count * FLUSH_S
+        check = math.prod(w.shape) * EXACT_CHECK_S if w.op == "exact_sum" else 0.0
+        total += WORKLOAD_S + check + libs * per_lib
+    return total
+
+
+def round_to_float32(i: int, exp: int) -> float:
+    """i * 2^exp rounded to the nearest float32, ties to even, as a Python float (+-inf past the
+    largest float32)."""
+    if i == 0:
+        return 0.0
+    m, sign = abs(i), (1.0 if i > 0 else -1.0)
+    top = m.bit_length() - 1 + exp  # 2^top <= |i * 2^exp| < 2^(top + 1)
+    if top >= 128:
+        return sign * math.inf
+    q = max(top - 23, -149)  # the float32 spacing there: 24 significant bits, or 2^-149 below 2^-126
+    if q > exp:
+        drop = q - exp
+        rest, m, half = m & ((1 << drop) - 1), m >> drop, 1 << (drop - 1)
+        if rest > half or (rest == half and m & 1):
+            m += 1
+    else:
+        m <<= exp - q
+    value = math.ldexp(m, q)  # m <= 2^24: exact
+    return sign * (math.inf if value >= 2.0 ** 128 else value)
 
 
 def summarize_targets(rows: list[dict]) -> list[str]:
@@ -285,6 +479,84 @@ def plot(rows: list[dict], path: str) -> None:
 
 # ---------------------------------------------------------------- measurement (torch, CUDA)
 
+def _cancellation(torch, n: int, device):
+    """Pairs a, -(a - r) one after the other (along the last axis): a in [2^13, 2^14), r in
+    [0, 1/16), so that each pair leaves a residual below 1/16 (a multiple of 2^-10) and the sum is
+    about 2^-19 of the sum of magnitudes."""
+    a = (1 + torch.rand((n + 1) // 2, device=device)) * 8192
+    b = a - torch.rand(a.numel(), device=device) / 16
+    return torch.stack((a, -b), 1).flatten()[:n]
+
+
+def _subnormal(torch, n: int, device):
+    """Subnormal float32 values of either sign, k * 2^-149 for k in 1 .. 2^17 (up to 1.8e-40)."""
+    k = torch.randint(1, 1 << 17, (n,), dtype=torch.int32, device=device).view(torch.float32)
+    return torch.where(torch.rand(n, device=device) < 0.5, -k, k)
+
+
+def make_view(x, kind: str, shape):
+    """The view of the contiguous array x that VIEWS names: x.t(), x[:, ::2] or x.expand(shape)."""
+    return {"T": lambda: x.t(), "::2": lambda: x[:, ::2], "expand": lambda: x.expand(shape)}[kind]()
+
+
+def reduced_last(x, dim):
+    """Torch tensor x with the axes of dim (None: every axis) moved last and flattened into one
+    (a copy where they cannot be viewed as one): argmin and argmax over several axes, which
+    torch takes one at a time, run along the last axis of this."""
+    dims = reduced_axes(dim, x.dim())
+    k = len(dims)
+    return x.movedim(dims, tuple(range(-k, 0))).flatten(-k)
+
+
+def exact_reference(torch, x, dim, chunk: int = EXACT_CHUNK):
+    """The exact sums of finite float32 torch tensor x along dim (None: every axis), each rounded
+    once to float32, ties to even: the float32 tensor cured.exact_sum must equal bit for bit.
+
+    Every finite float32 is m * 2^(e - 150) with |m| < 2^24 and e its exponent field (1 for the
+    subnormals, whose field is 0). Elements are grouped by e >> 3; within a group m << (e & 7) is
+    an integer below 2^31, and the group's int64 sum is exact. The groups' sums, scaled and added
+    in float64, give v with |v - exact| below the bound b (2^-53 of the sum of the scaled
+    magnitudes per group and per addition, doubled for the roundings of v - b and v + b). Where
+    v - b and v + b round to the same float32, so does the exact sum; elsewhere (an exact sum
+    within b of a point halfway between two float32s) the groups' sums are added as Python
+    integers and rounded by round_to_float32.
+
+    A float64 sum of the elements alone would not do: its error grows with the count (at 2^28
+    elements it can reach float32's own spacing, 2^28 * 2^-53 = 2^-25 of the magnitudes), so
+    its rounding could fail a right result or pass a wrong one next to it."""
+    dims = reduced_axes(dim, x.dim())
+    keep = [e for d, e in enumerate(x.shape) if d not in dims]
+    outs, red = math.prod(keep), math.prod(x.shape[d] for d in dims)
+    y = x.movedim(dims, tuple(range(-len(dims), 0))).reshape(outs, red)
+    out = torch.empty(outs, dtype=torch.float32, device=x.device)
+    rows, cols = max(1, chunk // max(red, 1)), max(1, min(red, chunk))
+    for r0 in range(0, outs, rows):
+        sums = {}  # {group: int64 sums of the rows}
+        for c0 in range(0, red, cols):
+            bits = y[r0:r0 + rows, c0:c0 + cols].contiguous().view(torch.int32)
+            field = (bits >> 23) & 0xFF
+            m = bits & 0x7FFFFF
+            m = torch.where(field > 0, m | 0x800000, m)
+            field = field.clamp(min=1)
+            term = torch.where(bits < 0, -m, m).long() << (field & ((1 << EXACT_BAND_LOG2) - 1)).long()
+            group = field >> EXACT_BAND_LOG2
+            for g in range(int(group.min()), int(group.max()) + 1):
+                part = torch.where(group == g, term, 0).sum(1)
+                sums[g] = sums[g] + part if g in sums else part
+        groups = sorted(sums)
+        table = torch.stack([sums[g] for g in groups], 1)
+        scale = torch.tensor([2.0 ** ((g << EXACT_BAND_LOG2) - 150) for g in groups], dtype=torch.float64,
+                             device=x.device)
+        t = table.double() * scale
+        v, bound = t.sum(1), t.abs().sum(1) * (2 * (len(groups) + 4) * 2.0 ** -53)
+        low, high = (v - bound).float(), (v + bound).float()
+        for i in (low != high).nonzero().flatten().tolist():
+            exact = sum(s << (g << EXACT_BAND_LOG2) for s, g in zip(table[i].tolist(), groups))
+            low[i] = round_to_float32(exact, -150)
+        out[r0:r0 + len(table)] = low
+    return out.reshape(keep)
+
+
 class Unavailable(Exception):
     """torch, a CUDA device or cured is missing: the benchmark cannot run (exit status 2)."""
 
@@ -316,6 +588,7 @@ class Bench:
         self.flush_value = 0
         self.start, self.stop = (torch.cuda.Event(enable_timing=True) for _ in range(2))
         self.samples, self.warmup, self.base, self.workload = samples, warmup, None, ""
+        self.family_key, self.family_data = None, None
 
     def time_libs(self, fns: dict) -> tuple[dict, dict]:
         """({lib: median cold microseconds of one call}, {lib: the result of its first call}).
@@ -323,32 +596,45 @@ class Bench:
         One library after the other, each warmed up (--warmup calls, then calls for SETTLE_S
         seconds) before its samples: the GPU runs slower for some milliseconds after memory is
         given back or after a long kernel, and the warm-up leaves that stretch to no library's
-        samples. A library whose call raises is reported and left out."""
+        samples. A call that takes more than LONG_CALL_S ends the warm-up and gets LONG_SAMPLES
+        samples (where fewer are not asked for): that stretch is a small part of it. A library
+        whose call raises is reported and left out."""
         times, results = {}, {}
         for lib, fn in fns.items():
             try:
                 results[lib] = fn()
-                for _ in range(self.warmup - 1):
-                    fn()
-                self.settle(fn)
-                times[lib] = median(self.cold_samples(fn))
+                per_call = self.settle(fn, self.warmup - 1)
+                count = self.samples if per_call <= LONG_CALL_S else min(self.samples, LONG_SAMPLES)
+                times[lib] = median(self.cold_samples(fn, count))
             except Exception as e:
                 print(f"{lib} {self.workload}: {type(e).__name__}: {e}", file=sys.stderr)
                 results.pop(lib, None)
         return times, results
 
-    def settle(self, fn) -> None:
-        """Calls fn, each to its end, for SETTLE_S seconds."""
-        self.torch.cuda.synchronize()
+    def settle(self, fn, calls: int) -> float:
+        """Calls fn ``calls`` times (at least once) and then, each call to its end, for SETTLE_S
+        seconds; only once where that call takes more than LONG_CALL_S. The seconds per call."""
+        sync = self.torch.cuda.synchronize
+        sync()
         t0 = time.perf_counter()
-        while time.perf_counter() - t0 < SETTLE_S:
-            fn()
-            self.torch.cuda.synchronize()
+        fn()
+        sync()
+        done = 1
+        if time.perf_counter() - t0 <= LONG_CALL_S:
+            for _ in range(calls - 1):
+                fn()
+            sync()
+            t1, done = time.perf_counter(), max(calls, 1)
+            while done == max(calls, 1) or time.perf_counter() - t1 < SETTLE_S:
+                fn()
+                sync()
+                done += 1
+        return (time.perf_counter() - t0) / done
 
-    def cold_samples(self, fn) -> list[float]:
-        """--samples cold microseconds of one call of fn, in the order taken."""
+    def cold_samples(self, fn, count: int | None = None) -> list[float]:
+        """``count`` (default --samples) cold microseconds of one call of fn, in the order taken."""
         stream, samples = self.torch.cuda.current_stream(), []
-        for _ in range(self.samples):
+        for _ in range(self.samples if count is None else count):
             self.flush_value ^= 0x5A  # different bytes each time: no write can be skipped
             self.flush_buffer.fill_(self.flush_value)
             self.start.record(stream)
@@ -379,42 +665,100 @@ class Bench:
             self.base = self.torch.rand(n, dtype=self.torch.float32, device="cuda")
         return self.base[:n].view(shape)
 
-    def check(self, op: str, x, dim, got, want) -> str:
-        """cured's result against torch's: "ok", "ok (ties)" (argmax: other indices, equal values) or "WRONG"."""
+    def family_input(self, shape, family: str):
+        """A contiguous float32 array of a data family (FAMILY_DATA), or None if it does not fit
+        in memory. Kept until another family or size is asked for: cases of one size share it."""
+        n = math.prod(shape)
+        if self.family_key != (family, n):
+            self.family_key, self.family_data = None, None
+            self.release()
+            free = self.torch.cuda.mem_get_info()[0]
+            if free < 3 * 4 * n + (512 << 20):  # the array and its making's temporaries
+                print(f"skipping {family} {'x'.join(map(str, shape))}: {4 * n / 2**30:.1f} GiB of input, "
+                      f"{free / 2**30:.1f} GiB free", file=sys.stderr)
+                return None
+            self.family_data = FAMILY_DATA[family](self.torch, n, "cuda")
+            self.family_key = (family, n)
+        return self.family_data.view(shape)
+
+    def workload_input(self, w: Workload):
+        """The array of workload w (torch.rand's values unless w names another family, a view
+        of a contiguous array where it names one), or None if it does not fit in memory."""
+        if w.family != "uniform":
+            return self.family_input(w.shape, w.family)
+        if w.view is None:
+            return self.input(w.shape)
+        kind, storage = w.view
+        x = self.input(storage)
+        return None if x is None else make_view(x, kind, w.shape)
+
+    def check(self, op: str, x, dim, got, want, family: str = "uniform") -> str:
+        """cured's result against torch's: "ok", "ok (ties)" (argmin, argmax: other indices, equal
+        values) or "WRONG". exact_sum must equal exact_reference bit for bit; amin and amax torch's
+        result; sums of torch.rand's values torch's within rtol 1e-3 and atol 1e-3 * sqrt(the
+        reduced count), of the other families within rtol 1e-3 and 1e-4 of the output's sum of
+        magnitudes (cancellation's sums are far smaller than that, subnormal's far below 1e-3)."""
         torch = self.torch
         try:
             if tuple(got.shape) != tuple(want.shape):
                 return "WRONG"
-            if op != "argmax":
-                atol = 1e-3 * math.sqrt(x.numel() if dim is None else x.shape[dim])
-                return "ok" if torch.allclose(got.double(), want.double(), rtol=1e-3, atol=atol) else "WRONG"
+            if op == "exact_sum":
+                return "ok" if torch.equal(got, exact_reference(torch, x, dim)) else "WRONG"
+            if op in ("amin", "amax"):
+                return "ok" if torch.equal(got, want) else "WRONG"
+            if op not in ARG_OPS:
+                got, want = got.double(), want.double()
+                if family == "uniform":
+                    atol = 1e-3 * math.sqrt(reduced_count(x.shape, dim))
+                    return "ok" if torch.allclose(got, want, rtol=1e-3, atol=atol) else "WRONG"
+                dims = reduced_axes(dim, x.dim())
+                bound = 1e-3 * want.abs() + 1e-4 * x.double().abs().sum(dim=dims)
+                return "ok" if bool(((got - want).abs() <= bound).all()) else "WRONG"
             if torch.equal(got, want):
                 return "ok"
-            got = got.long()
-            if not bool(((got >= 0) & (got < x.shape[dim])).all()):  # before gather reads through them
+            y, got = reduced_last(x, dim), got.long()
+            if not bool(((got >= 0) & (got < y.shape[-1])).all()):  # before gather reads through them
                 return "WRONG"
-            at = lambda idx: x.gather(dim, idx.unsqueeze(dim))  # noqa: E731
+            at = lambda idx: y.gather(-1, idx.unsqueeze(-1))  # noqa: E731
             return "ok (ties)" if torch.equal(at(got), at(want)) else "WRONG"
         except Exception as e:
             print(f"check of cured.{op} failed: {e}", file=sys.stderr)
             return "WRONG"
 
-    def measure(self, section: str, op: str, x, dim) -> dict:
-        """One row: cold times of cured, torch and CuPy on x along dim; cured's result checked."""
-        torch, cured, cupy, kw = self.torch, self.cured, self.cupy, {} if dim is None else {"dim": dim}
-        cured_op = getattr(cured, op, None)  # a missing function fails in the call: ERROR
-        torch_op = torch.argmax if op == "argmax" else torch.sum
-        fns = {"cured": lambda: cured_op(x, **kw), "torch": lambda: torch_op(x, **kw)}
-        if cupy is not None:
-            a, cupy_op = cupy.asarray(x), (cupy.argmax if op == "argmax" else cupy.sum)
-            fns["cupy"] = lambda: cupy_op(a, axis=dim)
-        self.workload = f"{op} on {tuple(x.shape)} dim {dim}"
+    def torch_call(self, op: str, x, dim):
+        """torch's call of op (PEER_OPS) on x along dim; argmin and argmax over several axes run
+        on reduced_last(x, dim), its making timed with them."""
+        fn = getattr(self.torch, PEER_OPS[op])
+        if op in ARG_OPS and isinstance(dim, tuple):
+            return lambda: fn(reduced_last(x, dim), dim=-1)
+        return (lambda: fn(x)) if dim is None else (lambda: fn(x, dim=dim))
+
+    def cupy_call(self, op: str, a, dim):
+        """CuPy's call of op (PEER_OPS) on the CuPy array a along dim; argmin and argmax over
+        several axes as torch_call's, on a with those axes moved last and reshaped into one."""
+        cupy = self.cupy
+        fn = getattr(cupy, PEER_OPS[op])
+        if op in ARG_OPS and isinstance(dim, tuple):
+            k = len(dim)
+            keep = tuple(e for d, e in enumerate(a.shape) if d not in reduced_axes(dim, a.ndim))
+            return lambda: fn(cupy.moveaxis(a, dim, tuple(range(-k, 0))).reshape(keep + (-1,)), axis=-1)
+        return lambda: fn(a, axis=dim)
+
+    def measure(self, section: str, op: str, x, dim, label: str | None = None, family: str = "uniform") -> dict:
+        """One row: cold times of cured, torch and CuPy (PEER_OPS) on x along dim; cured's
+        result checked. ``label`` names a view's shape (shape_label); ``family`` the data."""
+        cured_op = getattr(self.cured, op, None)  # a missing function fails in the call: ERROR
+        kw = {} if dim is None else {"dim": dim}
+        fns = {"cured": lambda: cured_op(x, **kw), "torch": self.torch_call(op, x, dim)}
+        if self.cupy is not None:
+            fns["cupy"] = self.cupy_call(op, self.cupy.asarray(x), dim)
+        self.workload = f"{op} on {label or tuple(x.shape)} ({family}) dim {dim}"
         times, results = self.time_libs(fns)
         check = ("ERROR" if "cured" not in results else "unchecked" if "torch" not in results
-                 else self.check(op, x, dim, results["cured"], results["torch"]))
+                 else self.check(op, x, dim, results["cured"], results["torch"], family))
         results = fns = None  # drop the outputs before the caches are emptied
         self.release()
-        return make_row(section, op, tuple(x.shape), dim, times, check)
+        return make_row(section, op, tuple(x.shape), dim, times, check, label, family)
 
     def stat_fns(self, op: str, x, dim):
         """(cured's call, torch's call) of a statistic on x along dim (None: every axis)."""
@@ -441,8 +785,8 @@ class Bench:
                     return "WRONG"
                 if op in ("aminmax", "count_nonzero", "any"):
                     same = torch.equal(g.to(w.dtype), w)
-                else:
-                    same = torch.allclose(g.double(), w.double(), rtol=1e-4, atol=1e-4)
+                else:  # NaN where torch gives NaN: var of one element (correction 1)
+                    same = torch.allclose(g.double(), w.double(), rtol=1e-4, atol=1e-4, equal_nan=True)
                 if not same:
                     return "WRONG"
             return "ok"
@@ -450,7 +794,7 @@ class Bench:
             print(f"check of cured.{op} failed: {e}", file=sys.stderr)
             return "WRONG"
 
-    def measure_stat(self, op: str, x, dim) -> dict:
+    def measure_stat(self, op: str, x, dim, section: str = "stats") -> dict:
         """One statistics row: cold times of cured and torch on x along dim; cured's result checked."""
         ours, theirs = self.stat_fns(op, x, dim)
         self.workload = f"{op} on {tuple(x.shape)} dim {dim}"
@@ -459,7 +803,7 @@ class Bench:
                  else self.check_stat(op, results["cured"], results["torch"]))
         results = None
         self.release()
-        return make_row("stats", op, tuple(x.shape), dim, times, check)
+        return make_row(section, op, tuple(x.shape), dim, times, check)
 
     def overhead(self, calls: int) -> list[dict]:
         """Host microseconds per call of sum on 2^10 elements: hot loops of ``calls`` calls between
@@ -494,19 +838,21 @@ class Bench:
         return out
 
 
-def workloads(args) -> list[tuple[str, str, tuple[int, ...], int | None]]:
-    """(section, op, shape, dim) of every timed workload the options ask for, in order."""
+def workloads(args) -> list[Workload]:
+    """Every timed workload the options ask for, in order."""
     out = []
     if "whole" in args.parts:
         for n in whole_sizes(args.max_log2):
-            out += [("whole", op, (n,), None) for op in ("sum", "exact_sum")
+            out += [Workload("whole", op, (n,), None) for op in ("sum", "exact_sum")
                     if op in args.ops and (op == "sum" or n >= 1 << EXACT_MIN_LOG2)]
     if "axes" in args.parts:
         for shape, dim in grid_workloads(args.grid):
-            out += [("axes", op, shape, dim) for op in ("sum", "argmax") if op in args.ops]
+            out += [Workload("axes", op, shape, dim) for op in ("sum", "argmax") if op in args.ops]
     if "stats" in args.parts:
         for shape, dim in STAT_CASES:
-            out += [("stats", op, shape, dim) for op in args.stat_ops]
+            out += [Workload("stats", op, shape, dim) for op in args.stat_ops]
+    if "shapes" in args.parts:
+        out += shape_workloads(args.shape_totals, args.shape_ops)
     return out
 
 
@@ -534,8 +880,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma list of ops to time, of {','.join(OPS)} (all)")
     p.add_argument("--stat-ops", type=_option(parse_list, STAT_OPS), default=list(STAT_OPS),
                    help=f"comma list of the statistics part's ops, of {','.join(STAT_OPS)} (all)")
-    p.add_argument("--parts", type=_option(parse_list, PARTS), default=list(PARTS),
-                   help=f"comma list of parts to run, of {','.join(PARTS)} (all)")
+    p.add_argument("--parts", type=_option(parse_list, PARTS), default=list(DEFAULT_PARTS),
+                   help=f"comma list of parts to run, of {','.join(PARTS)} ({','.join(DEFAULT_PARTS)})")
+    p.add_argument("--shape-totals", type=_option(parse_totals), default=list(SHAPE_TOTALS_LOG2),
+                   help="shape sweep: the totals of its 2-D splits, a comma list of log2 element counts "
+                        f"({','.join(map(str, SHAPE_TOTALS_LOG2))})")
+    p.add_argument("--shape-ops", type=_option(parse_list, SHAPE_OPS), default=list(SHAPE_OPS),
+                   help=f"shape sweep: comma list of ops, of {','.join(SHAPE_OPS)} (all)")
+    p.add_argument("--shape-samples", type=int, default=SHAPE_SAMPLES,
+                   help=f"shape sweep: cold samples per workload, median kept ({SHAPE_SAMPLES})")
     p.add_argument("--calls", type=int, default=2000, help="calls in the host-overhead loop (2000)")
     p.add_argument("--no-cupy", action="store_true", help="leave CuPy out")
     p.add_argument("--csv", metavar="PATH", help="write every row as CSV")
@@ -547,24 +900,31 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run the benchmark; 0: every result right, 1: some cured result wrong, 2: cannot run."""
     args = build_parser().parse_args(argv)
-    if args.samples < 1 or args.warmup < 1 or args.calls < 1:
-        print("cured.bench: --samples, --warmup and --calls must be at least 1", file=sys.stderr)
+    if min(args.samples, args.warmup, args.calls, args.shape_samples) < 1:
+        print("cured.bench: --samples, --warmup, --calls and --shape-samples must be at least 1", file=sys.stderr)
         return 2
     try:
         bench = Bench(args.samples, args.warmup, not args.no_cupy)
     except Unavailable as e:
         print(f"cured.bench: cannot run: {e}", file=sys.stderr)
         return 2
+    work = workloads(args)
+    shapes = (f" ({args.shape_samples} in the shape sweep)" if "shapes" in args.parts else "")
     print(f"{bench.device}: L2 {bench.l2_bytes / 2**20:.0f} MiB, flushed by writing "
           f"{2 * bench.l2_bytes / 2**20:.0f} MiB before each sample; median of {args.samples} cold samples"
-          + ("" if bench.cupy is not None else "; no CuPy"))
+          + shapes + ("" if bench.cupy is not None else "; no CuPy"))
+    seconds = estimate_seconds(work, args.samples, args.warmup, args.shape_samples, bench.cupy is not None)
+    print(f"{len(work)} workloads, about {seconds:.0f} s by the time model of estimate_seconds")
     print(table_header(), flush=True)
     rows = []
-    for section, op, shape, dim in workloads(args):
-        x = bench.input(shape)
+    for w in work:
+        bench.samples = args.shape_samples if w.section == "shapes" else args.samples
+        x = bench.workload_input(w)
         if x is not None:
-            rows.append(bench.measure_stat(op, x, dim) if section == "stats" else bench.measure(section, op, x, dim))
+            rows.append(bench.measure_stat(w.op, x, w.dim, w.section) if is_statistic(w)
+                        else bench.measure(w.section, w.op, x, w.dim, shape_label(w.shape, w.view), w.family))
             print(format_row(rows[-1]), flush=True)
+        x = None
     if "overhead" in args.parts:
         for row in bench.overhead(args.calls):
             rows.append(row)
@@ -575,7 +935,7 @@ def main(argv=None) -> int:
         write_csv(rows, args.csv)
     if args.json:
         meta = {"device": bench.device, "l2_bytes": bench.l2_bytes, "samples": args.samples,
-                "warmup": args.warmup, "cupy": bench.cupy is not None}
+                "shape_samples": args.shape_samples, "warmup": args.warmup, "cupy": bench.cupy is not None}
         write_json(rows, args.json, meta)
     if args.plot:
         plot(rows, args.plot)

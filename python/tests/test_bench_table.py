@@ -106,6 +106,7 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((args.samples, args.warmup, args.max_log2, args.calls), (20, 3, 30, 2000))
         self.assertEqual(args.grid, [1 << 24, 1 << 28])
         self.assertEqual(args.ops, list(bench.OPS))
+        self.assertEqual(args.parts, ["whole", "axes", "stats", "overhead"])  # the shape sweep only when asked for
         args = bench.build_parser().parse_args(["--grid", "2^24", "--ops", "argmax", "--parts", "axes"])
         work = bench.workloads(args)
         self.assertEqual(len(work), 24 + 4)
@@ -217,8 +218,8 @@ class TargetsTest(unittest.TestCase):
 
     def test_stat_workloads(self):
         args = bench.build_parser().parse_args(["--parts", "stats", "--stat-ops", "sum,any"])
-        self.assertEqual(bench.workloads(args), [("stats", op, shape, dim) for shape, dim in bench.STAT_CASES
-                                                 for op in ("sum", "any")])
+        self.assertEqual(bench.workloads(args), [bench.Workload("stats", op, shape, dim)
+                                                 for shape, dim in bench.STAT_CASES for op in ("sum", "any")])
         self.assertEqual(bench.workload_bytes((1 << 23, 32), 1, "var_mean"), (1 << 28) * 4 + (1 << 23) * 8)
 
     def test_not_measured(self):

@@ -28,7 +28,8 @@ What it measures, in one process on the current CUDA device, float32 inputs from
   torch on the 2-D splits of 2^24; and ``exact_sum`` with ``sum`` (the reference for its speed)
   on the data families FAMILY_DATA (normal, integer-valued, fixed-point, ties, cancellation,
   subnormal) for the cases FAMILY_CASES. --shape-ops chooses the ops; scripts/shapes_table.py
-  judges the targets from the JSON.
+  judges the targets from the JSON. It takes minutes: --max-seconds stops it between workloads,
+  the reports are rewritten as it goes, and --resume goes on from one.
 
 How: every sample is cold. Before each one a buffer twice the size of the L2 is written, which
 evicts the input from the L2; the sample is the time between two CUDA events recorded on the
@@ -74,6 +75,7 @@ STAT_CASES = (((1 << 28,), None), ((1 << 23, 32), 1), ((16384, 16384), 0))
 OUT_BYTES = {"argmax": 8, "argmin": 8, "var_mean": 8, "aminmax": 8, "count_nonzero": 8, "any": 1}
 SHAPES_3D = ((64, 4096, 64), (1024, 256, 256), (8, 1 << 20, 8), (4096, 64, 256))
 MIN_LOG2, EXACT_MIN_LOG2, OVERHEAD_N = 10, 20, 1 << 10
+WRITE_EVERY_S = 15  # seconds between rewrites of the reports during a run
 SETTLE_S = 0.02  # seconds of warm-up calls per workload, after the --warmup calls
 LONG_CALL_S, LONG_SAMPLES = 0.01, 3  # a call longer than this ends the warm-up and gets this many samples
 FIELDS = ("section", "op", "shape", "dim", "n", "bytes", "cured_us", "torch_us", "cupy_us",
@@ -891,10 +893,44 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"shape sweep: cold samples per workload, median kept ({SHAPE_SAMPLES})")
     p.add_argument("--calls", type=int, default=2000, help="calls in the host-overhead loop (2000)")
     p.add_argument("--no-cupy", action="store_true", help="leave CuPy out")
-    p.add_argument("--csv", metavar="PATH", help="write every row as CSV")
-    p.add_argument("--json", metavar="PATH", help="write every row and the targets as JSON")
+    p.add_argument("--max-seconds", type=float, default=0,
+                   help="start no workload after this many seconds; the reports hold the rows so far (0: no limit)")
+    p.add_argument("--resume", metavar="PATH",
+                   help="a --json report of an earlier run: its rows are kept and its workloads not run again")
+    p.add_argument("--csv", metavar="PATH", help="write every row as CSV (rewritten as the run goes)")
+    p.add_argument("--json", metavar="PATH", help="write every row and the targets as JSON (rewritten as the run "
+                   "goes; \"complete\" says whether it ended)")
     p.add_argument("--plot", metavar="PATH", help="draw GB/s per workload to a PNG (matplotlib)")
     return p
+
+
+def workload_key(w: "Workload") -> tuple:
+    """What identifies w's row in a report (row_key of that row)."""
+    dim = "all" if w.dim is None else list(w.dim) if isinstance(w.dim, tuple) else w.dim
+    return (w.section, w.op, shape_label(w.shape, w.view), json.dumps(dim), w.family)
+
+
+def row_key(r: dict) -> tuple:
+    """workload_key of the workload that made row r."""
+    return (r["section"], r["op"], r["shape"], json.dumps(r["dim"]), r.get("family", "uniform"))
+
+
+def read_rows(path: str) -> list[dict]:
+    """The rows of a report written by --json (ValueError if it holds none)."""
+    with open(path) as f:
+        doc = json.load(f)  # a JSONDecodeError is a ValueError
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+        raise ValueError("not a report of python -m cured.bench --json (no rows)")
+    blank = dict({k: None for k in FIELDS}, family="uniform")
+    return [{**blank, **r} for r in doc["rows"]]
+
+
+def write_outputs(args, rows: list[dict], meta: dict) -> None:
+    """The --csv and --json files of the rows so far (meta["complete"]: whether the run ended)."""
+    if args.csv:
+        write_csv(rows, args.csv)
+    if args.json:
+        write_json(rows, args.json, meta)
 
 
 def main(argv=None) -> int:
@@ -913,11 +949,33 @@ def main(argv=None) -> int:
     print(f"{bench.device}: L2 {bench.l2_bytes / 2**20:.0f} MiB, flushed by writing "
           f"{2 * bench.l2_bytes / 2**20:.0f} MiB before each sample; median of {args.samples} cold samples"
           + shapes + ("" if bench.cupy is not None else "; no CuPy"))
+    rows, done = [], set()
+    if args.resume:
+        try:
+            rows = read_rows(args.resume)
+        except (OSError, ValueError) as e:
+            print(f"cured.bench: --resume {args.resume}: {e}", file=sys.stderr)
+            return 2
+        done = {row_key(r) for r in rows}
+        work = [w for w in work if workload_key(w) not in done]
     seconds = estimate_seconds(work, args.samples, args.warmup, args.shape_samples, bench.cupy is not None)
-    print(f"{len(work)} workloads, about {seconds:.0f} s by the time model of estimate_seconds")
+    print(f"{len(work)} workloads" + (f" ({len(rows)} rows read from {args.resume})" if args.resume else "")
+          + f", about {seconds:.0f} s by the time model of estimate_seconds")
     print(table_header(), flush=True)
-    rows = []
-    for w in work:
+    meta = {"device": bench.device, "l2_bytes": bench.l2_bytes, "samples": args.samples,
+            "shape_samples": args.shape_samples, "warmup": args.warmup, "cupy": bench.cupy is not None}
+    start = last_write = time.perf_counter()
+    stopped = False
+    for k, w in enumerate(work):
+        elapsed = time.perf_counter() - start
+        if args.max_seconds and elapsed > args.max_seconds:
+            stopped = True
+            print(f"cured.bench: --max-seconds {args.max_seconds:g} reached after {k} of {len(work)} workloads; "
+                  f"--resume the written report to go on", file=sys.stderr)
+            break
+        if k:
+            print(f"[{k}/{len(work)}] {elapsed:.0f} s, about {elapsed / k * (len(work) - k):.0f} s left",
+                  file=sys.stderr, flush=True)
         bench.samples = args.shape_samples if w.section == "shapes" else args.samples
         x = bench.workload_input(w)
         if x is not None:
@@ -925,18 +983,16 @@ def main(argv=None) -> int:
                         else bench.measure(w.section, w.op, x, w.dim, shape_label(w.shape, w.view), w.family))
             print(format_row(rows[-1]), flush=True)
         x = None
-    if "overhead" in args.parts:
+        if time.perf_counter() - last_write > WRITE_EVERY_S:  # a run stopped from outside keeps its rows
+            write_outputs(args, rows, dict(meta, complete=False))
+            last_write = time.perf_counter()
+    if "overhead" in args.parts and not stopped and not any(r["section"] == "overhead" for r in rows):
         for row in bench.overhead(args.calls):
             rows.append(row)
             print(format_row(row), flush=True)
     print()
     print("\n".join(summarize_targets(rows)))
-    if args.csv:
-        write_csv(rows, args.csv)
-    if args.json:
-        meta = {"device": bench.device, "l2_bytes": bench.l2_bytes, "samples": args.samples,
-                "shape_samples": args.shape_samples, "warmup": args.warmup, "cupy": bench.cupy is not None}
-        write_json(rows, args.json, meta)
+    write_outputs(args, rows, dict(meta, complete=not stopped))
     if args.plot:
         plot(rows, args.plot)
     wrong = [r for r in rows if r["check"] in FAILED]

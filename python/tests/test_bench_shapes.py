@@ -185,6 +185,36 @@ class RowsTest(unittest.TestCase):
         self.assertEqual((back[0]["dim"], back[1]["family"]), ("[0, 2]", "ties"))
 
 
+class ResumeTest(unittest.TestCase):
+    def test_each_workload_is_known_by_its_row(self):
+        args = bench.build_parser().parse_args(["--parts", "whole,axes,stats,shapes", "--max-log2", "24"])
+        work = bench.workloads(args)
+        keys = [bench.workload_key(w) for w in work]
+        self.assertEqual(len(set(keys)), len(keys))  # --resume skips exactly the workloads measured
+        rows = [bench.make_row(w.section, w.op, w.shape, w.dim, {"cured": 1.0}, "ok",
+                               bench.shape_label(w.shape, w.view), w.family) for w in work]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            bench.write_json(rows, path, {"complete": False})
+            back = bench.read_rows(path)
+        self.assertEqual(back, rows)
+        self.assertEqual([bench.row_key(r) for r in back], keys)
+
+    def test_reports_that_cannot_be_resumed(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            with open(path, "w") as f:
+                json.dump({"targets": []}, f)
+            with self.assertRaises(ValueError):
+                bench.read_rows(path)
+            with open(path, "w") as f:
+                f.write("{")
+            with self.assertRaises(ValueError):
+                bench.read_rows(path)
+        opts = bench.build_parser().parse_args(["--max-seconds", "300", "--resume", "r.json"])
+        self.assertEqual((opts.max_seconds, opts.resume), (300.0, "r.json"))
+
+
 class RoundingTest(unittest.TestCase):
     def test_against_the_c_cast(self):
         rng = random.Random(7)

@@ -8,6 +8,7 @@ Where the package ``cured`` cannot be imported here (its shared library not buil
 is loaded from its file instead.
 """
 
+import contextlib
 import csv
 import importlib.util
 import io
@@ -17,6 +18,7 @@ import os
 import random
 import struct
 import tempfile
+import time
 import unittest
 from collections import Counter
 from contextlib import redirect_stderr
@@ -213,6 +215,71 @@ class ResumeTest(unittest.TestCase):
                 bench.read_rows(path)
         opts = bench.build_parser().parse_args(["--max-seconds", "300", "--resume", "r.json"])
         self.assertEqual((opts.max_seconds, opts.resume), (300.0, "r.json"))
+
+
+class _FakeBench:
+    """Stands in for cured.bench.Bench in main(): rows made up, no GPU; counts what it measures."""
+    measured = []
+
+    def __init__(self, samples, warmup, use_cupy):
+        self.device, self.l2_bytes, self.cupy, self.samples = "fake", 1 << 20, None, samples
+
+    def workload_input(self, w):
+        return w
+
+    def measure(self, section, op, x, dim, label=None, family="uniform"):
+        time.sleep(0.002)
+        _FakeBench.measured.append(x)
+        return bench.make_row(section, op, x.shape, dim, {"cured": 1.0, "torch": 2.0}, "ok", label, family)
+
+    def measure_stat(self, op, x, dim, section="stats"):
+        _FakeBench.measured.append(x)
+        return bench.make_row(section, op, x.shape, dim, {"cured": 1.0, "torch": 2.0}, "ok")
+
+    def overhead(self, calls):
+        return [bench.make_row("overhead", "sum/call", (1024,), None, {"cured": 1.0, "torch": 2.0}, "-")]
+
+
+class MainLoopTest(unittest.TestCase):
+    """main()'s loop on a made-up Bench: the reports, --max-seconds and --resume."""
+
+    def run_main(self, *argv):
+        kept, bench.Bench = bench.Bench, _FakeBench
+        _FakeBench.measured = []
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+                status = bench.main(list(argv))
+        finally:
+            bench.Bench = kept
+        return status, err.getvalue()
+
+    def test_stop_and_resume(self):
+        with tempfile.TemporaryDirectory() as d:
+            report = os.path.join(d, "r.json")
+            common = ["--parts", "shapes,overhead", "--shape-totals", "20", "--shape-ops", "sum,amax", "--json", report]
+            total = len(bench.workloads(bench.build_parser().parse_args(common)))
+            status, err = self.run_main(*common, "--max-seconds", "0.005")
+            self.assertEqual(status, 0)
+            self.assertIn("--max-seconds", err)
+            with open(report) as f:
+                first = json.load(f)
+            self.assertFalse(first["complete"])
+            self.assertEqual(len(first["rows"]), len(_FakeBench.measured))
+            self.assertTrue(0 < len(first["rows"]) < total, len(first["rows"]))
+            self.assertFalse(any(r["section"] == "overhead" for r in first["rows"]))
+            status, err = self.run_main(*common, "--resume", report)
+            self.assertEqual(status, 0)
+            self.assertIn("left", err)  # the progress
+            with open(report) as f:
+                done = json.load(f)
+            self.assertTrue(done["complete"])
+            self.assertEqual(len(_FakeBench.measured), total - len(first["rows"]))
+            shapes = [r for r in done["rows"] if r["section"] == "shapes"]
+            self.assertEqual(len(shapes), total)
+            self.assertEqual(len({bench.row_key(r) for r in shapes}), total)
+            self.assertEqual(sum(r["section"] == "overhead" for r in done["rows"]), 1)
+            status, _ = self.run_main(*common, "--resume", os.path.join(d, "missing.json"))
+            self.assertEqual(status, 2)
 
 
 class RoundingTest(unittest.TestCase):

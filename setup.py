@@ -122,8 +122,10 @@ def build_library():
     cmake = shutil.which("cmake") or fail("cmake is not on PATH (CMake 3.25 or newer)")
     home = cache_value(BUILD_DIR, "CMAKE_HOME_DIRECTORY")
     if home is None:
+        # CURED_PYTHON: the torch fast path is compiled against this Python's torch, where it has one.
         run([cmake, "-S", ROOT, "-B", BUILD_DIR, "-DCMAKE_BUILD_TYPE=Release", "-DCURED_BUILD_TESTS=OFF",
-             "-DCURED_BUILD_BENCH=OFF", "-DCURED_BUILD_EXAMPLES=OFF"] + shlex.split(os.environ.get("CMAKE_ARGS", "")))
+             "-DCURED_BUILD_BENCH=OFF", "-DCURED_BUILD_EXAMPLES=OFF", "-DCURED_PYTHON=" + sys.executable]
+            + shlex.split(os.environ.get("CMAKE_ARGS", "")))
     elif os.path.realpath(home) != os.path.realpath(ROOT):
         fail("%s is the build directory of %s, not of %s" % (BUILD_DIR, home, ROOT))
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)

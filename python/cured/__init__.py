@@ -185,8 +185,7 @@ def _cupy_fast(statistic, which, x, dim, keepdim, dtype, param):
     device = mem.device_id
     if device != _cupy_device():
         return None
-    key = (_CUPY, statistic, which, x.dtype, x.shape, x.strides, device, type(dim),
-           dim if type(dim) is not list else tuple(dim), keepdim, dtype)
+    key = (_CUPY, statistic, which, x.dtype, x.shape, x.strides, device, _dim_key(dim), type(keepdim), keepdim, dtype)
     plan = _plans.get(key)
     if plan is None:
         d = _describe(x)
@@ -343,6 +342,14 @@ def _plan(statistic, which, d, dim, keepdim, dtype=None):
             _lib.pack_array(0, code, shape, _contiguous_strides(shape))[_PTR:])
 
 
+def _dim_key(dim):
+    """dim as a kept plan's key holds it: with its type and its items' types, so that a dim the
+    checks refuse (True, 1.0) never finds the plan of one they took (1)."""
+    if type(dim) is tuple or type(dim) is list:
+        return (type(dim),) + tuple((type(d), d) for d in dim)
+    return type(dim), dim
+
+
 def _keep(key, plan):
     """plan, kept for key (the cache forgets everything past 4096 plans)."""
     if len(_plans) > 4096:
@@ -360,8 +367,7 @@ def _reduce(op, x, dim, keepdim, dtype=None, into=None):
                 return result
         device = x.get_device()
         if device >= 0:
-            key = (op, x.dtype, x.shape, x.stride(), device, type(dim),
-                   dim if type(dim) is not list else tuple(dim), keepdim, dtype)
+            key = (op, x.dtype, x.shape, x.stride(), device, _dim_key(dim), type(keepdim), keepdim, dtype)
             plan = _plans.get(key)
             if plan is None:
                 plan = _keep(key, _plan(False, op, _describe(x), dim, keepdim, dtype))
@@ -606,8 +612,7 @@ def _statistic(stat, x, dim, keepdim, param=0.0, into=None):
                 return result
         device = x.get_device()
         if device >= 0:
-            key = (-1 - stat, x.dtype, x.shape, x.stride(), device, type(dim),
-                   dim if type(dim) is not list else tuple(dim), keepdim)
+            key = (-1 - stat, x.dtype, x.shape, x.stride(), device, _dim_key(dim), type(keepdim), keepdim)
             plan = _plans.get(key)
             if plan is None:
                 plan = _keep(key, _plan(True, stat, _describe(x), dim, keepdim))

@@ -62,6 +62,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
 import time
 from typing import NamedTuple
@@ -429,18 +430,28 @@ def summarize_targets(rows: list[dict]) -> list[str]:
     return lines
 
 
+def _replace(path: str, write) -> None:
+    """write(f) into a file beside path, then that file moved onto path: a run stopped while
+    writing leaves the previous report whole."""
+    part = path + ".part"
+    with open(part, "w", newline="") as f:
+        write(f)
+    os.replace(part, path)
+
+
 def write_csv(rows: list[dict], path: str) -> None:
     """Every row, one line each, the columns FIELDS."""
-    with open(path, "w", newline="") as f:
+    def write(f):
         writer = csv.DictWriter(f, fieldnames=FIELDS)
         writer.writeheader()
         writer.writerows(rows)
+    _replace(path, write)
 
 
 def write_json(rows: list[dict], path: str, meta: dict | None = None) -> None:
     """The run's description (``meta``), every row, and the targets' lines."""
-    with open(path, "w") as f:
-        json.dump({**(meta or {}), "rows": rows, "targets": summarize_targets(rows)}, f, indent=1)
+    doc = {**(meta or {}), "rows": rows, "targets": summarize_targets(rows)}
+    _replace(path, lambda f: json.dump(doc, f, indent=1))
 
 
 def plot(rows: list[dict], path: str) -> None:
@@ -820,9 +831,11 @@ class Bench:
             rows["sum/cupy"] = {"cured": lambda: self.cured.sum(a), "cupy": lambda: self.cupy.sum(a)}
         out = []
         for op, fns in rows.items():
-            samples = {lib: [] for lib in fns}
+            samples, failed = {lib: [] for lib in fns}, set()
             for _ in range(5):
                 for lib, fn in fns.items():
+                    if lib in failed:
+                        continue
                     try:
                         for _ in range(10):
                             fn()
@@ -834,7 +847,7 @@ class Bench:
                         samples[lib].append((time.perf_counter() - t0) / calls * 1e6)
                     except Exception as e:
                         print(f"{lib} {op} in the hot loop: {type(e).__name__}: {e}", file=sys.stderr)
-                        break
+                        failed.add(lib)
             times = {lib: median(t) for lib, t in samples.items() if len(t) == 5}
             out.append(make_row("overhead", op, (OVERHEAD_N,), None, times, "-" if "cured" in times else "ERROR"))
         return out
@@ -938,6 +951,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if min(args.samples, args.warmup, args.calls, args.shape_samples) < 1:
         print("cured.bench: --samples, --warmup, --calls and --shape-samples must be at least 1", file=sys.stderr)
+        return 2
+    if args.max_seconds < 0:
+        print("cured.bench: --max-seconds must be 0 (no limit) or more", file=sys.stderr)
         return 2
     try:
         bench = Bench(args.samples, args.warmup, not args.no_cupy)

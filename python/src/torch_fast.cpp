@@ -14,12 +14,15 @@
 // Python path raises it (the package's raise_for). Compiled against the torch of the Python that
 // builds the package; the package loads it only with that same torch version (__init__.py).
 
+#include "torch_fast_config.h"  // first: it sets the C++ library's ABI to torch's
+
 #include <Python.h>
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/csrc/Dtype.h>
+#include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 
 #include <algorithm>
@@ -126,7 +129,7 @@ cured_array array_of(const at::Tensor& t, int code, const void* data) {
 }
 
 const void* data_of(const at::Tensor& t) {
-#if CURED_TORCH_MAJOR >= 2
+#if CURED_TORCH_VERSION_NUMBER >= 201  // const_data_ptr from torch 2.1: no copy-on-write materialized
   return t.const_data_ptr();
 #else
   return t.data_ptr();
@@ -134,6 +137,7 @@ const void* data_of(const at::Tensor& t) {
 }
 
 PyObject* reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS  // what torch's C++ throws (an allocation out of memory, a tensor without storage) raises as torch raises it
   if (nargs != 7) {
     PyErr_SetString(PyExc_TypeError, "_torch_fast.reduce takes 7 arguments");
     return nullptr;
@@ -154,7 +158,7 @@ PyObject* reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return not_implemented();
   const at::Tensor& t = THPVariable_Unpack(x);
   const int rank = static_cast<int>(t.dim());
-  if (!t.is_cuda() || rank < 1 || rank > CURED_C_MAX_RANK || which < 0 || which > 0xff) return not_implemented();
+  if (t.layout() != at::kStrided || !t.has_storage() || !t.is_cuda() || rank < 1 || rank > CURED_C_MAX_RANK || which < 0 || which > 0xff) return not_implemented();
   const int code = code_of(t.scalar_type());
   int requested = -1;
   if (dtype != Py_None) {
@@ -190,9 +194,12 @@ PyObject* reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const cured_array out_a = array_of(out, out_code, out.data_ptr());
   const cured_array second_a = two ? array_of(second, out_code, second.data_ptr()) : cured_array{};
   void* stream = c10::cuda::getCurrentCUDAStream(t.get_device()).stream();
-  const cured_status status =
-      statistic ? statistic_entry(run, &in, axes.data(), naxes, param, &out_a, two ? &second_a : nullptr, stream, nullptr)
-                : reduce_entry(run, &in, axes.data(), naxes, &out_a, nullptr, stream, nullptr);
+  cured_status status;
+  Py_BEGIN_ALLOW_THREADS  // as ctypes does: a full launch queue or a first allocation may wait
+  status = statistic ? statistic_entry(run, &in, axes.data(), naxes, param, &out_a, two ? &second_a : nullptr, stream,
+                                       nullptr)
+                     : reduce_entry(run, &in, axes.data(), naxes, &out_a, nullptr, stream, nullptr);
+  Py_END_ALLOW_THREADS
   if (status != CURED_SUCCESS) {
     PyObject* r = PyObject_CallFunction(raise_for, "i", int(status));
     Py_XDECREF(r);
@@ -215,6 +222,7 @@ PyObject* reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   PyTuple_SET_ITEM(pair, 0, first);  // the tuple takes both references
   PyTuple_SET_ITEM(pair, 1, other);
   return pair;
+  END_HANDLE_TH_ERRORS
 }
 
 // init(reduce_address, statistic_address, resolve, raise_for, dtypes, two_part): dtypes is a
@@ -228,9 +236,12 @@ PyObject* init(PyObject*, PyObject* args) {
     PyErr_SetString(PyExc_ValueError, "_torch_fast.init: two entry points and two callables");
     return nullptr;
   }
-  code_of_scalar.fill(-1);
-  scalar_of_code.fill(-1);
-  two_part.fill(false);
+  // The new tables, kept only when every argument is good.
+  std::array<int8_t, max_scalar_types> codes;
+  std::array<int8_t, 64> scalars;
+  std::array<bool, 64> pairs_of{};
+  codes.fill(-1);
+  scalars.fill(-1);
   PyObject* list = PySequence_Fast(dtypes, "_torch_fast.init: dtypes must be a sequence");
   if (!list) return nullptr;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(list); ++i) {
@@ -238,15 +249,15 @@ PyObject* init(PyObject*, PyObject* args) {
     PyObject* d = nullptr;
     int code = -1;
     if (!PyArg_ParseTuple(item, "Oi", &d, &code) || !THPDtype_Check(d) || code < 0 ||
-        code >= int(scalar_of_code.size())) {
+        code >= int(scalars.size())) {
       Py_DECREF(list);
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_torch_fast.init: dtypes holds (torch dtype, code) pairs");
       return nullptr;
     }
     const int k = static_cast<int>(reinterpret_cast<THPDtype*>(d)->scalar_type);
     if (k >= 0 && k < max_scalar_types) {
-      code_of_scalar[k] = int8_t(code);
-      scalar_of_code[code] = int8_t(k);
+      codes[k] = int8_t(code);
+      scalars[code] = int8_t(k);
     }
   }
   Py_DECREF(list);
@@ -254,10 +265,16 @@ PyObject* init(PyObject*, PyObject* args) {
   if (!list) return nullptr;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(list); ++i) {
     const long s = PyLong_AsLong(PySequence_Fast_ITEMS(list)[i]);
-    if (s >= 0 && s < long(two_part.size())) two_part[s] = true;
+    if (s == -1 && PyErr_Occurred()) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    if (s >= 0 && s < long(pairs_of.size())) pairs_of[s] = true;
   }
   Py_DECREF(list);
-  if (PyErr_Occurred()) return nullptr;
+  code_of_scalar = codes;
+  scalar_of_code = scalars;
+  two_part = pairs_of;
   Py_XINCREF(resolve_fn);
   Py_XSETREF(resolve, resolve_fn);
   Py_XINCREF(raise_fn);

@@ -486,6 +486,9 @@ class CuPyTest(DeviceCase):
                     self.assertIsInstance(u, cupy.ndarray, k)
                     self.assertEqual((u.dtype, u.shape), (v.dtype, v.shape), k)
                     numpy.testing.assert_array_equal(cupy.asnumpy(u), cupy.asnumpy(v), err_msg=str(k))
+        cured.sum(x, (1,))  # a kept plan that a dim the checks refuse must not find
+        with self.assertRaises(TypeError):
+            cured.sum(x, (True,))
         s = cupy.cuda.Stream(non_blocking=True)
         with s:
             y = cured.sum(x, 1)

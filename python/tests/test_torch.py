@@ -879,7 +879,9 @@ class FastPath(DeviceCase):
                      lambda: cured.mean(torch.ones(3, dtype=torch.int32, device="cuda")),
                      lambda: cured.vector_norm(x, 3), lambda: cured.var(x, correction=-1),
                      lambda: cured.sum(torch.nn.Parameter(x, requires_grad=False)),
-                     lambda: cured.sum(torch.randn([1] * 9, device="cuda"))):
+                     lambda: cured.sum(torch.randn([1] * 9, device="cuda")),
+                     lambda: cured.sum(x, (1,)), lambda: cured.sum(x, (True,)), lambda: cured.sum(x, [1.0]),
+                     lambda: cured.sum(x.to_sparse(), 0), lambda: cured.amax(x.to_sparse())):
             self.assert_same(call)
 
     def test_streams_and_devices(self):

@@ -6,6 +6,7 @@ Needs neither torch nor a GPU. Where the package ``cured`` cannot be imported he
 library not built), the module is loaded from its file instead.
 """
 
+import contextlib
 import csv
 import importlib.util
 import io
@@ -13,6 +14,7 @@ import json
 import math
 import os
 import tempfile
+import types
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -245,6 +247,35 @@ class OutputTest(unittest.TestCase):
         self.assertEqual(doc["rows"], rows)
         self.assertEqual(len(doc["targets"]), 14)
         self.assertTrue(math.isclose(float(back[0]["speedup"]), 1.5))
+
+    def test_a_write_stopped_midway_keeps_the_last_report(self):
+        rows = passing_rows()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            bench.write_json(rows[:3], path)
+            unserializable = [dict(rows[0], cured_us=object())]
+            with self.assertRaises(TypeError):
+                bench.write_json(unserializable, path)
+            with open(path) as f:
+                self.assertEqual(json.load(f)["rows"], rows[:3])
+
+    def test_a_library_that_fails_leaves_the_others(self):
+        class Fake:
+            torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: None))
+            cupy = None
+            cured = types.SimpleNamespace(sum=lambda x: 1 / 0)
+
+            def input(self, shape):
+                return None
+        fake = Fake()
+        fake.torch.sum = lambda x: None
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            rows = bench.Bench.overhead(fake, 3)
+        self.assertEqual(len(rows), 1)
+        self.assertIsNone(rows[0]["cured_us"])
+        self.assertIsNotNone(rows[0]["torch_us"])
+        self.assertEqual(rows[0]["check"], "ERROR")
+        self.assertEqual(err.getvalue().count("ZeroDivisionError"), 1)
 
     def test_help_and_no_gpu(self):
         out, err = io.StringIO(), io.StringIO()

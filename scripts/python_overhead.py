@@ -14,17 +14,11 @@ import torch
 
 import cured
 from cured import _arrays, _lib
+from cured.bench import hot_loop_us
 
 
-def loop(f, n=20000):
-    for _ in range(200):
-        f()
-    torch.cuda.synchronize()
-    s = time.perf_counter()
-    for _ in range(n):
-        f()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - s) / n * 1e6
+def loop(f):
+    return hot_loop_us(f, 20000, torch.cuda.synchronize, warmup=200)
 
 
 def burst(f, k=100, reps=41):

@@ -157,7 +157,7 @@ def _load_fast(torch):
     address = _ctypes.cast(_lib.lib.cured_reduce, _ctypes.c_void_p).value
     statistic_address = _ctypes.cast(_lib.lib.cured_statistic_reduce, _ctypes.c_void_p).value
     fw = _arrays.torch_framework()
-    _torch_fast.init(address, statistic_address, _fast_resolve, _lib.raise_for, tuple(fw.to_code.items()),
+    _torch_fast.init(address, statistic_address, _resolve_which, _lib.raise_for, tuple(fw.to_code.items()),
                      tuple(_lib.TWO_PART))
     return _torch_fast.reduce
 
@@ -176,6 +176,18 @@ def _bind_cupy():
     import cupy
     _cupy, _cupy_ndarray = cupy, cupy.ndarray
     _cupy_device, _cupy_stream = cupy.cuda.runtime.getDevice, cupy.cuda.get_current_stream
+
+
+def _bound_for(x):
+    """Whether x is the first torch tensor or CuPy array to arrive, its framework's fast path now
+    bound (the caller then starts over)."""
+    if _torch_tensor is None and type(x).__module__ == "torch":
+        _bind_torch()
+        return True
+    if _cupy_ndarray is None and type(x).__name__ == "ndarray" and "cupy" in _sys.modules:
+        _bind_cupy()
+        return type(x) is _cupy_ndarray
+    return False
 
 
 def _cupy_fast(statistic, which, x, dim, keepdim, dtype, param):
@@ -212,9 +224,9 @@ def _cupy_fast(statistic, which, x, dim, keepdim, dtype, param):
     return out if second is None else (out, second)
 
 
-def _fast_resolve(statistic, which, code, requested):
-    """For _torch_fast: (which as run, the output's type code) of an op or a statistic on elements
-    of type code, dtype requested (-1: the default)."""
+def _resolve_which(statistic, which, code, requested):
+    """(which as run, the output's type code) of an op, or a statistic when `statistic`, on
+    elements of type code, dtype requested (-1: the default): for _plan and _torch_fast alike."""
     if statistic:
         return which, _lib.statistic_dtype(which, code)
     return _resolve_code(which, code, requested)
@@ -332,10 +344,7 @@ def _plan(statistic, which, d, dim, keepdim, dtype=None):
     `statistic`) as run, the output's shape and its dtype in d's framework, the packed axes and
     their count, and the input's and the output's cured_array bytes after their data pointer."""
     axes = _normalize_dims(dim, len(d.shape))
-    if statistic:
-        code = _lib.statistic_dtype(which, d.dtype)
-    else:
-        which, code = _resolve(which, d, dtype)
+    which, code = _resolve_which(statistic, which, d.dtype, -1 if dtype is None else d.fw.dtype_code(dtype))
     shape = _out_shape(d.shape, axes, keepdim)
     in_rest = _lib.pack_array(0, d.dtype, d.shape, d.strides)[_PTR:]  # first: it checks the rank
     return (which, shape, d.fw.dtype_of(code), _lib.pack_axes(axes), len(axes), in_rest,
@@ -384,13 +393,8 @@ def _reduce(op, x, dim, keepdim, dtype=None, into=None):
             result = _cupy_fast(False, op, x, dim, keepdim, dtype, 0.0)
             if result is not None:
                 return result
-    elif _torch_tensor is None and type(x).__module__ == "torch":
-        _bind_torch()
+    elif _bound_for(x):
         return _reduce(op, x, dim, keepdim, dtype, into)
-    elif _cupy_ndarray is None and type(x).__name__ == "ndarray" and "cupy" in _sys.modules:
-        _bind_cupy()
-        if type(x) is _cupy_ndarray:
-            return _reduce(op, x, dim, keepdim, dtype, into)
     d = _describe(x)
     c_op, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(False, op, d, dim, keepdim, dtype)
     out, ptr = _new_or_into(into, shape, out_dtype, d)
@@ -631,13 +635,8 @@ def _statistic(stat, x, dim, keepdim, param=0.0, into=None):
             result = _cupy_fast(True, stat, x, dim, keepdim, None, param)
             if result is not None:
                 return result
-    elif _torch_tensor is None and type(x).__module__ == "torch":
-        _bind_torch()
+    elif _bound_for(x):
         return _statistic(stat, x, dim, keepdim, param, into)
-    elif _cupy_ndarray is None and type(x).__name__ == "ndarray" and "cupy" in _sys.modules:
-        _bind_cupy()
-        if type(x) is _cupy_ndarray:
-            return _statistic(stat, x, dim, keepdim, param, into)
     d = _describe(x)
     _, shape, out_dtype, axes, naxes, in_rest, out_rest = _plan(True, stat, d, dim, keepdim)
     out, ptr = _new_or_into(into, shape, out_dtype, d)

@@ -837,20 +837,26 @@ class Bench:
                     if lib in failed:
                         continue
                     try:
-                        for _ in range(10):
-                            fn()
-                        torch.cuda.synchronize()
-                        t0 = time.perf_counter()
-                        for _ in range(calls):
-                            fn()
-                        torch.cuda.synchronize()
-                        samples[lib].append((time.perf_counter() - t0) / calls * 1e6)
+                        samples[lib].append(hot_loop_us(fn, calls, torch.cuda.synchronize))
                     except Exception as e:
                         print(f"{lib} {op} in the hot loop: {type(e).__name__}: {e}", file=sys.stderr)
                         failed.add(lib)
             times = {lib: median(t) for lib, t in samples.items() if len(t) == 5}
             out.append(make_row("overhead", op, (OVERHEAD_N,), None, times, "-" if "cured" in times else "ERROR"))
         return out
+
+
+def hot_loop_us(fn, calls: int, synchronize, warmup: int = 10) -> float:
+    """Microseconds per call of fn over a hot loop of ``calls`` calls between two synchronizations,
+    after ``warmup`` calls: the host's cost, or the GPU's where that is longer."""
+    for _ in range(warmup):
+        fn()
+    synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    synchronize()
+    return (time.perf_counter() - t0) / calls * 1e6
 
 
 def workloads(args) -> list[Workload]:

@@ -121,10 +121,8 @@ cured_array array_of(const at::Tensor& t, int code, const void* data) {
   a.data = const_cast<void*>(data);
   a.dtype = code;
   a.rank = static_cast<int32_t>(t.dim());
-  for (int k = 0; k < a.rank; ++k) {
-    a.extents[k] = t.size(k);
-    a.strides[k] = t.stride(k);
-  }
+  std::copy(t.sizes().begin(), t.sizes().end(), a.extents);
+  std::copy(t.strides().begin(), t.strides().end(), a.strides);
   return a;
 }
 
@@ -176,11 +174,12 @@ PyObject* reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
   std::array<int64_t, CURED_C_MAX_RANK> shape{};
   int out_rank = 0;
+  const c10::IntArrayRef extents = t.sizes();
   for (int k = 0, j = 0; k < rank; ++k) {
     const bool reduced = j < naxes && axes[j] == k;
     j += reduced;
     if (!reduced)
-      shape[out_rank++] = t.size(k);
+      shape[out_rank++] = extents[k];
     else if (keepdim == Py_True)
       shape[out_rank++] = 1;
   }

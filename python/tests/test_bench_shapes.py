@@ -10,7 +10,6 @@ is loaded from its file instead.
 
 import contextlib
 import csv
-import importlib.util
 import io
 import json
 import math
@@ -23,16 +22,9 @@ import unittest
 from collections import Counter
 from contextlib import redirect_stderr
 from fractions import Fraction
-from pathlib import Path
 from types import SimpleNamespace
 
-try:
-    import cured.bench as bench
-except Exception:  # the package's core needs its shared library: load the benchmark on its own
-    _path = Path(__file__).resolve().parents[1] / "cured" / "bench.py"
-    _spec = importlib.util.spec_from_file_location("cured_bench", _path)
-    bench = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(bench)
+from test_bench_table import bench  # cured.bench, or the file alone where the package cannot load
 
 try:
     import torch

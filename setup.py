@@ -46,6 +46,7 @@ except ImportError:
 ROOT = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_FILES = ("libcured_c.so.0", "_version.py")  # what the CMake build adds to the package
 EXTENSION = "_torch_fast"  # and the torch fast path, where the build has it (_torch_fast<EXT_SUFFIX>)
+NCCL_LIBRARY = "libcured_nccl.so.0"  # and cured.distributed's library, where the build found NCCL
 
 
 def fail(message):
@@ -143,7 +144,8 @@ def built_files(package):
     """The names the CMake build adds to the package: PACKAGE_FILES, and the torch fast path where
     it was built for this Python (its name ends with this Python's extension suffix)."""
     extension = EXTENSION + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
-    return PACKAGE_FILES + ((extension,) if os.path.exists(os.path.join(package, extension)) else ())
+    optional = (extension, NCCL_LIBRARY)
+    return PACKAGE_FILES + tuple(n for n in optional if os.path.exists(os.path.join(package, n)))
 
 
 class build_py_and_library(build_py):

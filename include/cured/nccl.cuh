@@ -9,6 +9,8 @@
 //   float e = cured::nccl::exact_sum(d_shard, n, comm);     // same bits for any ranks and split
 //   cured::workspace ws;
 //   cured::nccl::sum_async(d_shard, n, d_out, comm, ws, stream);  // no sync, graph-capturable
+//   cured::nccl::exact_all_reduce(d_grad, n, comm, stream);   // in place: each element's exact
+//                                                             // sum over the ranks, rounded once
 //
 // How: each rank reduces its shard with cured's single-GPU kernels into a 64-byte record
 // (its partial, its element count and a tag naming the call); one ncclAllGather brings every
@@ -42,20 +44,35 @@
 // no other rank matches, so the other ranks throw instead of waiting. A plain form on one rank
 // against exact_sum on another is a mismatch of collectives that NCCL cannot detect: like any
 // mismatched NCCL calls, it waits.
+//
+// exact_all_reduce, the elementwise exact sum (below, and docs/API.md): blocking; its scratch
+// comes from a memory pool per device that keeps what it allocated (about 16 bytes an element
+// at the largest call) for the next calls.
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <mutex>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "cured/types/accumulate.cuh"
 #include "cured/detail/blocking.cuh"
 #include "cured/detail/ranks.cuh"
 #include "cured/detail/seam.cuh"
+#include "cured/reduce.cuh"
+#include "cured/device/exact_elementwise.cuh"
 #include "cured/device/rank_poison.cuh"
+#include "cured/segments.cuh"
 #include "cured/types/error.cuh"
 #include "cured/types/ops.cuh"
 #include "cured/workspace.cuh"
@@ -208,6 +225,220 @@ R blocking(ncclComm_t comm, cudaStream_t stream, Async async) {
   return r;
 }
 
+// ---- the elementwise exact sum ----------------------------------------------------------------
+
+namespace ew = cured::device::elementwise;
+
+/// Stream-ordered scratch for one call, from a pool per device that keeps what it has
+/// allocated (the calls of a training loop reuse it instead of returning it to the driver).
+class scratch {
+public:
+  scratch(int device, cudaStream_t stream) : stream_(stream) {
+    static std::mutex mutex;
+    static std::vector<cudaMemPool_t> pools;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (pools.size() <= std::size_t(device)) pools.resize(device + 1, nullptr);
+    if (!pools[device]) {
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = device;
+      CURED_CHECK(cudaMemPoolCreate(&pools[device], &props));
+      std::uint64_t keep = UINT64_MAX;
+      CURED_CHECK(cudaMemPoolSetAttribute(pools[device], cudaMemPoolAttrReleaseThreshold, &keep));
+    }
+    pool_ = pools[device];
+  }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  ~scratch() {
+    for (void* p : held_) (void)cudaFreeAsync(p, stream_);
+  }
+  template <class U>
+  U* get(std::int64_t count) {
+    void* p = nullptr;
+    CURED_CHECK(cudaMallocFromPoolAsync(&p, std::size_t(count > 0 ? count : 1) * sizeof(U), pool_, stream_));
+    held_.push_back(p);
+    return static_cast<U*>(p);
+  }
+
+private:
+  cudaStream_t stream_;
+  cudaMemPool_t pool_ = nullptr;
+  std::vector<void*> held_;
+};
+
+/// A pinned host buffer of the calling thread, for what a call reads back.
+inline std::int64_t* host_words() {
+  struct pinned {
+    std::int64_t* p = nullptr;
+    pinned() { CURED_CHECK(cudaMallocHost(&p, 64 * sizeof(std::int64_t))); }
+    ~pinned() { (void)cudaFreeHost(p); }
+  };
+  thread_local pinned words;
+  return words.p;
+}
+
+inline unsigned grid_for(std::int64_t n, int sms) {
+  const std::int64_t blocks = (n + 255) / 256;
+  return unsigned(std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t(sms) * 8)));
+}
+
+template <class T>
+constexpr ncclDataType_t nccl_type() {
+  return std::is_same_v<T, double> ? ncclFloat64 : ncclFloat32;
+}
+
+/// The element types' numbers in a call's header (a rank calling with another type differs).
+template <class T>
+constexpr std::int32_t elementwise_tag() {
+  return 16 + std::int32_t(rk::exact_tag<T>());
+}
+
+/// exact_only: the test seam that sends every element through the exact pass.
+template <class T>
+void exact_all_reduce(const T* in, std::int64_t rows, std::int64_t row_stride, std::int64_t m,
+                      exact_result_t<T>* out, ncclComm_t comm, cudaStream_t stream, bool exact_only = false) {
+  using R = exact_result_t<T>;
+  using G = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  if (comm == nullptr) throw_invalid("null NCCL communicator");
+  int ranks = 0, rank = 0, device = 0, current = 0;
+  check(ncclCommCount(comm, &ranks), comm, "ncclCommCount");
+  check(ncclCommUserRank(comm, &rank), comm, "ncclCommUserRank");
+  check(ncclCommCuDevice(comm, &device), comm, "ncclCommCuDevice");
+  CURED_CHECK(cudaGetDevice(&current));
+  if (current != device)
+    throw_invalid("the current device is " + std::to_string(current) + ", the communicator's " + std::to_string(device));
+  int sms = 0;
+  CURED_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+
+  // The arguments, checked; a rank whose arguments fail still joins the header's all-reduce,
+  // with a tag no good call has, so that every rank fails rather than waits.
+  std::exception_ptr failed;
+  try {
+    if (rows < 0 || m < 0) throw_invalid("negative rows or elements");
+    if (rows > 1 && row_stride < m) throw_invalid("rows overlap: the row stride is below the row length");
+    if (rows >= (std::int64_t(1) << 30)) throw_invalid("2^30 rows or more");
+    if (m >= (std::int64_t(1) << 60)) throw_invalid("2^60 elements or more");
+    if (in_place && (rows != 1 || !std::is_same_v<T, R>)) throw_invalid("in place needs one row of float or double");
+    if (rows > 0 && m > 0) workspace::check_device_pointer(in, "the input", device);
+    if (m > 0) workspace::check_device_pointer(out, "the output", device);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  const std::int64_t block_len = std::max<std::int64_t>(32, (m + ew::max_blocks - 1) / ew::max_blocks + 31) / 32 * 32;
+  const std::int64_t words = ew::header_words + 2 * ew::max_blocks;
+  scratch mem(device, stream);
+  auto* record = mem.get<std::int32_t>(words);
+  CURED_CHECK(cudaMemsetAsync(record, 0, std::size_t(words) * sizeof(std::int32_t), stream));
+  const std::int32_t tag = failed ? 0 : elementwise_tag<T>();
+  ew::exponents_kernel<T><<<grid_for(failed ? 0 : m, sms), 256, 0, stream>>>(
+      in, failed ? 0 : rows, row_stride, failed ? 0 : m, block_len, record, tag, failed ? -1 : m,
+      std::int32_t(failed ? 0 : rows));
+  CURED_CHECK_LAUNCH();
+  check(ncclAllReduce(record, record, std::size_t(words), ncclInt32, ncclMax, comm, stream), comm, "ncclAllReduce");
+  std::int64_t* host = host_words();
+  auto* header = reinterpret_cast<std::int32_t*>(host);
+  CURED_CHECK(cudaMemcpyAsync(header, record, ew::header_words * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream));
+  CURED_CHECK(cudaStreamSynchronize(stream));
+  if (failed) std::rethrow_exception(failed);
+  if (header[ew::tag_max] != -header[ew::tag_min] || header[ew::tag_min] >= 0)
+    throw_invalid("the ranks called exact_all_reduce with different element types, or one failed its checks");
+  if (header[ew::m_low_max] != -header[ew::m_low_min] || header[ew::m_high_max] != -header[ew::m_high_min])
+    throw_invalid("the ranks called exact_all_reduce with different element counts");
+  if (m == 0) return;
+  const std::int64_t rows_max = header[ew::rows_max];
+  if (rows_max == 0) {  // every rank's rows empty: each sum is +0
+    CURED_CHECK(cudaMemsetAsync(out, 0, std::size_t(m) * sizeof(R), stream));
+    CURED_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+  const std::int64_t terms = std::int64_t(ranks) * rows_max;
+  int h = 1;
+  while ((std::int64_t(1) << h) <= terms) ++h;
+
+  // One int64 an element for the 16-bit and 32-bit types while the scale leaves 40 bits, else two.
+  const int pq1 = 62 - 3 * h, pq2 = 124 - 4 * h;  // (two: the high limbs' sum stays below 2^63)
+  const bool one_limb = !std::is_same_v<T, double> && pq1 >= 40;
+  const int pq = one_limb ? pq1 : pq2;
+  const bool fast = pq > std::numeric_limits<G>::digits + 1 && !exact_only;
+
+  const T* source = in;  // the terms, for the exact pass
+  std::int64_t undecided = m;
+  if (fast) {
+    const std::int64_t chunk = (m + ranks - 1) / ranks, padded = chunk * ranks;
+    const int limbs = one_limb ? 1 : 2;
+    auto* packed = mem.get<std::int64_t>(padded * limbs);
+    auto* mine = mem.get<std::int64_t>(chunk * limbs);
+    T* keep = in_place ? mem.get<T>(m) : nullptr;
+    if (keep) source = keep;
+    R* gathered = padded == m ? out : mem.get<R>(padded);
+    auto* count = mem.get<unsigned long long>(1);
+    CURED_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned long long), stream));
+    const auto encode_and_round = [&](auto limbs_constant) {
+      constexpr int L = decltype(limbs_constant)::value;
+      ew::encode_kernel<T, L><<<grid_for(padded, sms), 256, 0, stream>>>(in, rows, row_stride, m, padded, block_len,
+                                                                         record, h, pq, packed, keep);
+      CURED_CHECK_LAUNCH();
+      check(ncclReduceScatter(packed, mine, std::size_t(chunk * L), ncclInt64, ncclSum, comm, stream), comm,
+            "ncclReduceScatter");
+      ew::round_kernel<R, L><<<grid_for(chunk, sms), 256, 0, stream>>>(mine, chunk, std::int64_t(rank) * chunk, m,
+                                                                       block_len, record, h, pq, rows_max > 0,
+                                                                       gathered + rank * chunk, count);
+      CURED_CHECK_LAUNCH();
+    };
+    if (one_limb)
+      encode_and_round(std::integral_constant<int, 1>{});
+    else
+      encode_and_round(std::integral_constant<int, 2>{});
+    check(ncclGroupStart(), comm, "ncclGroupStart");
+    check(ncclAllGather(gathered + rank * chunk, gathered, std::size_t(chunk), nccl_type<R>(), comm, stream), comm,
+          "ncclAllGather");
+    check(ncclAllReduce(count, count, 1, ncclUint64, ncclSum, comm, stream), comm, "ncclAllReduce");
+    check(ncclGroupEnd(), comm, "ncclGroupEnd");
+    if (gathered != out)
+      CURED_CHECK(cudaMemcpyAsync(out, gathered, std::size_t(m) * sizeof(R), cudaMemcpyDeviceToDevice, stream));
+    CURED_CHECK(cudaMemcpyAsync(host, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+    CURED_CHECK(cudaStreamSynchronize(stream));
+    undecided = host[0];
+    if (undecided == 0) return;
+  }
+
+  // The exact pass: the undecided elements' terms, every rank's, summed exactly per element.
+  std::int64_t* index = nullptr;  // null: every element
+  const std::int64_t source_rows = source == in ? rows : 1, source_stride = source == in ? row_stride : m;
+  if (fast) {
+    index = mem.get<std::int64_t>(undecided);
+    auto* selected = mem.get<std::int64_t>(1);
+    std::size_t temp_bytes = 0;
+    const thrust::counting_iterator<std::int64_t> all(0);
+    CURED_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes, all, index, selected, m, ew::undecided_at<R>{out}, stream));
+    void* temp = mem.get<char>(std::int64_t(temp_bytes));
+    CURED_CHECK(cub::DeviceSelect::If(temp, temp_bytes, all, index, selected, m, ew::undecided_at<R>{out}, stream));
+  }
+  const std::int64_t per_rank = undecided * rows_max;
+  auto* local = mem.get<G>(per_rank);
+  ew::gather_kernel<T, G><<<grid_for(per_rank, sms), 256, 0, stream>>>(source, source_rows, source_stride, index,
+                                                                      undecided, rows_max, local);
+  CURED_CHECK_LAUNCH();
+  auto* gathered = mem.get<G>(per_rank * ranks);
+  check(ncclAllGather(local, gathered, std::size_t(per_rank), nccl_type<G>(), comm, stream), comm, "ncclAllGather");
+  auto* segment_terms = mem.get<G>(per_rank * ranks);
+  auto* offsets = mem.get<std::int64_t>(undecided + 1);
+  ew::transpose_kernel<G><<<grid_for(per_rank * ranks, sms), 256, 0, stream>>>(gathered, ranks, undecided, rows_max,
+                                                                              segment_terms, offsets);
+  CURED_CHECK_LAUNCH();
+  auto* sums = mem.get<R>(undecided);
+  cured::detail::segment_blocking(stream, [&](workspace& ws, unsigned* st) {
+    cured::exact_sum_async(static_cast<const G*>(segment_terms), per_rank * ranks, segments{offsets, undecided}, sums,
+                           ws, stream, st);
+  });
+  ew::scatter_kernel<R><<<grid_for(undecided, sms), 256, 0, stream>>>(sums, index, undecided, out);
+  CURED_CHECK_LAUNCH();
+  CURED_CHECK(cudaStreamSynchronize(stream));
+}
+
 }  // namespace detail
 
 // ---- asynchronous: the result written to device memory on every rank ------------------------
@@ -309,6 +540,30 @@ exact_result_t<T> exact_sum(const T* d_in, std::int64_t n, ncclComm_t comm, cuda
   return detail::blocking<R>(comm, stream, [&](R* out, unsigned* status, workspace& ws) {
     detail::exact_sum(d_in, n, out, comm, ws, stream, status, false);
   });
+}
+
+// ---- the elementwise exact sum: blocking --------------------------------------------------------
+
+/// d_out[i] = the exact sum over every rank r and row j < rows (rank r's) of d_in[j * row_stride
+/// + i], rounded once to exact_result_t<T>, for i in [0, m), on every rank: the same bits for
+/// any number of ranks and any split of the rows. Every rank's m and T agree (rows may differ,
+/// 0 allowed); otherwise, or when a rank's arguments are bad, cured::error on every rank. NaN
+/// and infinities as IEEE addition of the exact sum gives them; a zero is -0 only when every
+/// term is -0; no rows anywhere: +0. Runs on the current device (the communicator's) and
+/// returns once d_out is written. How and what it costs: docs/API.md.
+template <class T>
+void exact_all_reduce(const T* d_in, std::int64_t rows, std::int64_t row_stride, std::int64_t m,
+                      exact_result_t<T>* d_out, ncclComm_t comm, cudaStream_t stream = nullptr) {
+  detail::exact_all_reduce(d_in, rows, row_stride, m, d_out, comm, stream);
+}
+
+/// In place: d_data[i] = the exact sum over the ranks of their d_data[i], rounded once (float
+/// or double): a reproducible all-reduce of gradients.
+template <class T>
+void exact_all_reduce(T* d_data, std::int64_t n, ncclComm_t comm, cudaStream_t stream = nullptr) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "cured: the in-place exact all-reduce takes float or double (its result's type)");
+  detail::exact_all_reduce(static_cast<const T*>(d_data), 1, n, n, d_data, comm, stream);
 }
 
 }  // namespace cured::nccl

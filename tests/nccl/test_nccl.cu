@@ -271,6 +271,146 @@ TEST(Nccl, ErrorsReachEveryRank) {
   EXPECT_EQ(cured::nccl::sum(d.data(), 0, ctx.comm), 0.f) << "the communicator still works";
 }
 
+
+// ---- the elementwise exact all-reduce ---------------------------------------------------------
+
+template <class T>
+std::vector<T> download(const device_buffer<T>& d, std::int64_t n) {
+  std::vector<T> h(n);
+  if (n > 0) CURED_CHECK(cudaMemcpy(h.data(), d.data(), std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+/// `total` rows of m values that hard cases fill: terms 2^200 apart, cancellation down to the
+/// last bits, ties, subnormals, signed zeros, NaN and infinities in a few elements.
+template <class T>
+std::vector<T> hard_rows(int total, std::int64_t m, unsigned seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<double> normal;
+  constexpr int wide_spread = std::is_same_v<T, __half> ? 8 : 60;  // half: no overflow to inf
+  std::uniform_int_distribution<int> spread(-wide_spread, wide_spread);
+  std::vector<T> h(std::size_t(total) * m);
+  const double big = std::is_same_v<T, __half> ? 1e4 : std::is_same_v<T, float> ? 1e30 : 1e200;
+  const double tiny = std::is_same_v<T, __half> ? 1e-7 : std::is_same_v<T, float> ? 1e-40 : 1e-310;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (int r = 0; r < total; ++r) {
+      double v = normal(g) * std::ldexp(1.0, i % 3 == 0 ? spread(g) : 0);
+      switch (i % 11) {
+        case 1: v = r == 0 ? big : r == 1 ? -big : v * 1e-3; break;  // cancellation of the largest
+        case 2: v = r % 2 ? tiny : -tiny * 0.5; break;                // subnormals
+        case 3: v = r == 0 ? 1.0 : std::ldexp(1.0, -24 - r); break;    // just above and below ties
+        case 4: v = -0.0; break;                                      // every term -0
+        case 5: v = r == 0 ? -0.0 : 0.0; break;
+        default: break;
+      }
+      h[std::size_t(r) * m + i] = T(v);
+    }
+  if (m > 40 && total >= 2) {
+    h[7] = T(std::numeric_limits<double>::quiet_NaN());
+    h[std::size_t(m) + 8] = T(std::numeric_limits<double>::infinity());
+    h[std::size_t(m) + 9] = T(std::numeric_limits<double>::infinity());
+    h[std::size_t(total - 1) * m + 9] = T(-std::numeric_limits<double>::infinity());
+  }
+  return h;
+}
+
+/// The exact sums of the columns of h (total rows of m) on one GPU: segments of the transposed rows.
+template <class T>
+std::vector<cured::exact_result_t<T>> column_sums(const std::vector<T>& h, int total, std::int64_t m) {
+  std::vector<T> t(h.size());
+  std::vector<std::int64_t> offsets(m + 1);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (int r = 0; r < total; ++r) t[std::size_t(i) * total + r] = h[std::size_t(r) * m + i];
+  for (std::int64_t i = 0; i <= m; ++i) offsets[i] = i * total;
+  const auto d = cured::test::upload(t);
+  const auto o = cured::test::upload(offsets);
+  device_buffer<cured::exact_result_t<T>> out(m);
+  cured::exact_sum(d.data(), std::int64_t(t.size()), cured::segments{o.data(), m}, out.data());
+  return download(out, m);
+}
+
+/// Rank r's rows of h: r, r + ranks, r + 2 * ranks ... (none for some ranks when total < ranks).
+template <class T>
+std::vector<T> my_rows(const std::vector<T>& h, int total, std::int64_t m, std::int64_t* rows) {
+  std::vector<T> mine;
+  *rows = 0;
+  for (int r = ctx.rank; r < total; r += ctx.ranks, ++*rows) mine.insert(mine.end(), h.begin() + r * m, h.begin() + (r + 1) * m);
+  return mine;
+}
+
+template <class T>
+void expect_bits(const std::vector<T>& got, const std::vector<T>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << "element " << i << ": " << double(got[i]) << " vs "
+                                                          << double(want[i]);
+}
+
+/// exact_only: the seam that sends every element through the exact pass.
+template <class T>
+void exact_all_reduce_case(int total, std::int64_t m, unsigned seed, bool exact_only = false) {
+  using R = cured::exact_result_t<T>;
+  const auto h = hard_rows<T>(total, m, seed);
+  std::int64_t rows = 0;
+  const auto mine = my_rows(h, total, m, &rows);
+  const auto in = cured::test::upload(mine.empty() ? std::vector<T>(1) : mine);
+  device_buffer<R> out(m > 0 ? m : 1);
+  cured::nccl::detail::exact_all_reduce(in.data(), rows, m, m, out.data(), ctx.comm, nullptr, exact_only);
+  if (m > 0) expect_bits(download(out, m), column_sums(h, total, m));
+}
+
+// Every path: one int64 an element (float, half), two (double; float with many rows), the
+// exact pass for undecided elements and blocks with NaN or infinities (the hard data's), and the
+// exact pass for every element (the seam).
+TEST(Nccl, ExactAllReduceBitsOfHardData) {
+  for (std::int64_t m : {std::int64_t(1), std::int64_t(3), std::int64_t(4099), std::int64_t(300000)}) {
+    if (m > cured::test::max_test_n()) continue;
+    SCOPED_TRACE(m);
+    exact_all_reduce_case<float>(4, m, 1);
+    exact_all_reduce_case<double>(4, m, 2);
+    exact_all_reduce_case<__half>(3, m, 3);
+    exact_all_reduce_case<float>(1, m, 4);  // most ranks without rows
+    exact_all_reduce_case<float>(9, m, 5);
+    if (m <= 4099) {
+      exact_all_reduce_case<float>(200, m, 6);  // 200 terms an element: two int64s
+      exact_all_reduce_case<float>(4, m, 7, true);
+      exact_all_reduce_case<double>(4, m, 8, true);
+    }
+  }
+}
+
+TEST(Nccl, ExactAllReduceInPlaceAndEmpty) {
+  const std::int64_t m = std::min<std::int64_t>(70001, cured::test::max_test_n());
+  auto h = hard_rows<float>(ctx.ranks, m, 7);
+  const auto want = column_sums(h, ctx.ranks, m);
+  auto d = cured::test::upload(std::vector<float>(h.begin() + ctx.rank * m, h.begin() + (ctx.rank + 1) * m));
+  cured::nccl::exact_all_reduce(d.data(), m, ctx.comm);
+  expect_bits(download(d, m), want);
+  // No rows anywhere: +0; no elements: nothing.
+  device_buffer<float> out(5);
+  cured::nccl::exact_all_reduce(d.data(), 0, m, 5, out.data(), ctx.comm);
+  expect_bits(download(out, 5), std::vector<float>(5, 0.f));
+  cured::nccl::exact_all_reduce(d.data(), 1, 0, 0, out.data(), ctx.comm);
+}
+
+TEST(Nccl, ExactAllReduceMismatchesReachEveryRank) {
+  const auto d = cured::test::upload(values<float>(1000, 3));
+  const auto e = cured::test::upload(values<double>(1000, 3));
+  device_buffer<float> out(1000);
+  device_buffer<double> out64(1000);
+  if (ctx.ranks > 1) {
+    const std::int64_t m = ctx.rank == 1 ? 999 : 1000;
+    EXPECT_THROW(cured::nccl::exact_all_reduce(d.data(), 1, m, m, out.data(), ctx.comm), cured::error);
+    if (ctx.rank == 1)
+      EXPECT_THROW(cured::nccl::exact_all_reduce(e.data(), 1, 1000, 1000, out64.data(), ctx.comm), cured::error);
+    else
+      EXPECT_THROW(cured::nccl::exact_all_reduce(d.data(), 1, 1000, 1000, out.data(), ctx.comm), cured::error);
+  }
+  const float* bad = ctx.rank == 0 ? nullptr : d.data();
+  EXPECT_THROW(cured::nccl::exact_all_reduce(bad, 1, 1000, 1000, out.data(), ctx.comm), cured::error);
+  // Still usable after the errors.
+  cured::nccl::exact_all_reduce(d.data(), 1, 1000, 1000, out.data(), ctx.comm);
+}
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -11,7 +11,8 @@
 #
 # and in the example the snippet lies between "// docs:begin sum-default" and
 # "// docs:end sum-default" lines; it is compared with the block after removing the begin
-# marker's indentation from each line.
+# marker's indentation from each line. Python examples (examples/python/NAME.py, quoted in a
+# ```python block) mark theirs with "# docs:begin" and "# docs:end".
 
 cmake_minimum_required(VERSION 3.25)
 
@@ -33,15 +34,18 @@ while(TRUE)
   string(LENGTH "${intro}" intro_length)
   math(EXPR at "${at} + ${intro_length}")
   string(SUBSTRING "${rest}" ${at} -1 rest)
-  string(FIND "${rest}" " -->\n```cpp\n" close)
+  string(FIND "${rest}" " -->\n```" close)
   if(close EQUAL -1)
-    message(SEND_ERROR "${DOC}: a '${intro}' comment not followed by ' -->' and a ```cpp block")
+    message(SEND_ERROR "${DOC}: a '${intro}' comment not followed by ' -->' and a ```cpp or ```python block")
     math(EXPR bad "${bad} + 1")
     break()
   endif()
   string(SUBSTRING "${rest}" 0 ${close} header)  # "sum.cu: sum-default"
-  math(EXPR close "${close} + 12")               # past " -->\n```cpp\n"
+  math(EXPR close "${close} + 8")                # past " -->\n```"
   string(SUBSTRING "${rest}" ${close} -1 rest)
+  string(FIND "${rest}" "\n" language_end)       # the block's language, then its first line
+  math(EXPR language_end "${language_end} + 1")
+  string(SUBSTRING "${rest}" ${language_end} -1 rest)
   string(FIND "${rest}" "\n```" block_end)
   if(block_end EQUAL -1)
     message(SEND_ERROR "${DOC}: the block quoting '${header}' is not closed")
@@ -51,13 +55,17 @@ while(TRUE)
   string(SUBSTRING "${rest}" 0 ${block_end} block)
   string(SUBSTRING "${rest}" ${block_end} -1 rest)
 
-  if(NOT header MATCHES "^([A-Za-z0-9_]+\\.cu): ([A-Za-z0-9_-]+)$")
-    message(SEND_ERROR "${DOC}: cannot read '${header}' as '<file>.cu: <snippet>'")
+  if(NOT header MATCHES "^([A-Za-z0-9_/]+\\.(cu|py)): ([A-Za-z0-9_-]+)$")
+    message(SEND_ERROR "${DOC}: cannot read '${header}' as '<file>.cu: <snippet>' or '<file>.py: <snippet>'")
     math(EXPR bad "${bad} + 1")
     continue()
   endif()
   set(file "${CMAKE_MATCH_1}")
-  set(name "${CMAKE_MATCH_2}")
+  set(name "${CMAKE_MATCH_3}")
+  set(comment "//")
+  if(CMAKE_MATCH_2 STREQUAL "py")
+    set(comment "#")
+  endif()
   if(NOT EXISTS "${EXAMPLES}/${file}")
     message(SEND_ERROR "${DOC}: examples/${file} does not exist (quoted for '${name}')")
     math(EXPR bad "${bad} + 1")
@@ -65,12 +73,12 @@ while(TRUE)
   endif()
   file(READ "${EXAMPLES}/${file}" source)
 
-  set(begin_marker "// docs:begin ${name}\n")
-  set(end_marker "// docs:end ${name}\n")
+  set(begin_marker "${comment} docs:begin ${name}\n")
+  set(end_marker "${comment} docs:end ${name}\n")
   string(FIND "${source}" "${begin_marker}" begin)
   string(FIND "${source}" "${end_marker}" end)
   if(begin EQUAL -1 OR end EQUAL -1 OR end LESS begin)
-    message(SEND_ERROR "examples/${file}: no '// docs:begin ${name}' ... '// docs:end ${name}' pair")
+    message(SEND_ERROR "examples/${file}: no '${comment} docs:begin ${name}' ... '${comment} docs:end ${name}' pair")
     math(EXPR bad "${bad} + 1")
     continue()
   endif()

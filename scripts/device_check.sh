@@ -20,7 +20,10 @@
 #   scripts/device_check.sh nccl    # the reductions across GPUs (needs NCCL): the simulated-rank
 #                                   # tests, the C interface's test of the caller's device (two
 #                                   # GPUs), the NCCL tests and cured-nccl-bench on 1, 2, 4 and 8
-#                                   # ranks (as many as there are GPUs), the example
+#                                   # ranks (as many as there are GPUs), the example, then
+#                                   # cured.distributed under torchrun (python/tests/dist_check.py
+#                                   # and the example) on as many ranks, and the NCCL tests of the
+#                                   # elementwise exact all-reduce under compute-sanitizer (one rank)
 #   scripts/device_check.sh pip     # the package as a user installs it: `python3 -m pip install
 #                                   # --no-build-isolation .` into this machine's python3 (a venv;
 #                                   # setup.py builds libcured_c in build/pip), the package's tests
@@ -65,6 +68,7 @@ if [[ $mode != walks && $mode != pip && $mode != readme && ${DEVICE_SKIP_BUILD:-
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
   targets=()
   [[ $mode == axes || $mode == segments ]] && targets=(--target cured-bench)  # the grids need the bench only
+  [[ $mode == nccl ]] && targets=(--target cured-python cured_tests_nccl cured-nccl-bench cured_tests_ranks cured_tests_c_api)
   cmake --build "$build" -j"$(nproc)" ${targets[@]+"${targets[@]}"} >"$out/build.log" 2>&1 ||
     { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 fi
@@ -268,6 +272,27 @@ if [[ $mode == nccl ]]; then
   if [[ -x $build/examples/cured_example_nccl_sum ]]; then
     "$build/examples/cured_example_nccl_sum" >"$out/example_nccl.log" 2>&1
     note "example nccl_sum on $gpus GPU(s): rc=$? $(tail -1 "$out/example_nccl.log")"
+  fi
+  # cured.distributed: the package from the build (libcured_nccl beside libcured_c), under torchrun.
+  for r in 1 2 4 8; do
+    (( r <= gpus )) || break
+    PYTHONPATH=$build/python timeout 300 python3 -m torch.distributed.run --standalone --nproc_per_node=$r \
+      python/tests/dist_check.py >"$out/dist_check_$r.log" 2>&1
+    note "python dist_check, $r rank(s): rc=$? $(grep -E '^dist_check' "$out/dist_check_$r.log" | tail -1)"
+  done
+  PYTHONPATH=$build/python timeout 120 python3 -m torch.distributed.run --standalone --nproc_per_node=$((gpus < 2 ? gpus : 2)) \
+    examples/python/distributed_sum.py >"$out/example_distributed.log" 2>&1
+  note "example distributed_sum.py: rc=$? $(tail -1 "$out/example_distributed.log")"
+  # The elementwise exact all-reduce's kernels under the sanitizers, one rank (every path: the
+  # tests' hard data leave elements undecided and blocks with NaN and infinities). API errors
+  # are not reported: NCCL's own probes of kernels it lacks for this GPU would count.
+  if [[ -x $build/tests/nccl/cured_tests_nccl ]]; then
+    for tool in memcheck racecheck; do
+      CURED_TEST_MAX_N=5000 timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 --report-api-errors no \
+        "$build/tests/nccl/cured_tests_nccl" --ranks=1 --gtest_brief=1 --gtest_filter='*ExactAllReduce*' \
+        >"$out/sanitize_${tool}_nccl.log" 2>&1
+      note "compute-sanitizer $tool nccl (ExactAllReduce, 1 rank): rc=$? $(grep -E '(ERROR|RACECHECK) SUMMARY' "$out/sanitize_${tool}_nccl.log" | tail -1)"
+    done
   fi
 fi
 

@@ -83,6 +83,20 @@ def _find():
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "libcured_c.so.0")
 
 
+def check_abi(lib, prefix, expected, path, who):
+    """Checks a loaded library's <prefix>abi_version() against `expected` before anything else
+    is declared (another version may lack some functions), and declares <prefix>last_error."""
+    version_of = getattr(lib, prefix + "abi_version")
+    version_of.restype = ctypes.c_int32
+    version_of.argtypes = []
+    version = version_of()
+    if version != expected:
+        raise ImportError("cured: %s has C ABI version %d, %s needs %d" % (path, version, who, expected))
+    last_error = getattr(lib, prefix + "last_error")
+    last_error.restype = ctypes.c_char_p
+    last_error.argtypes = []
+
+
 def _load():
     path = _find()
     try:
@@ -92,13 +106,7 @@ def _load():
                           "`pip install --no-build-isolation <cured's source tree>`, build the CMake target "
                           "cured-python, or set CURED_C_LIBRARY" % (path, e)) from None
     i32, i64, p = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
-    lib.cured_abi_version.restype = i32
-    lib.cured_abi_version.argtypes = []
-    version = lib.cured_abi_version()
-    if version != ABI_VERSION:  # before the other functions: an older library lacks some
-        raise ImportError("cured: %s has C ABI version %d, this package needs %d" % (path, version, ABI_VERSION))
-    lib.cured_last_error.restype = ctypes.c_char_p
-    lib.cured_last_error.argtypes = []
+    check_abi(lib, "cured_", ABI_VERSION, path, "this package")
     lib.cured_version.restype = ctypes.c_char_p
     lib.cured_version.argtypes = []
     lib.cured_status_string.restype = ctypes.c_char_p
@@ -149,10 +157,11 @@ def status_string(status):
     return lib.cured_status_string(status).decode("ascii")
 
 
-def raise_for(status):
-    """Raises the exception of a failed call's status, with the library's message (or, where it
-    left none, the status's meaning)."""
-    message = last_error() or "cured: " + status_string(status)
+def raise_for(status, message=None):
+    """Raises the exception of a failed call's status, with its message (by default this
+    library's, cured_last_error; libcured_nccl's calls pass theirs) or, where there is none, the
+    status's meaning."""
+    message = (last_error() if message is None else message) or "cured: " + status_string(status)
     if status == ERROR_INVALID:
         raise CuredValueError(message)
     if status == ERROR_UNSUPPORTED:

@@ -47,7 +47,8 @@ CURED_C_API cured_status cured_nccl_unique_id(uint8_t* id);
  * the same id, and it returns once all have. */
 CURED_C_API cured_status cured_nccl_comm_create(const uint8_t* id, int32_t ranks, int32_t rank, int32_t device,
                                                 cured_nccl_comm* comm);
-/* Frees the communicator and what its calls kept (not collective). NULL is allowed. */
+/* Frees the communicator (not collective), and gives back to the driver the device memory that
+ * cured_nccl_exact_all_reduce keeps between calls on its device. NULL is allowed. */
 CURED_C_API cured_status cured_nccl_comm_destroy(cured_nccl_comm comm);
 CURED_C_API cured_status cured_nccl_comm_info(cured_nccl_comm comm, int32_t* ranks, int32_t* rank, int32_t* device);
 

@@ -234,8 +234,10 @@ cured_status cured_nccl_comm_destroy(cured_nccl_comm comm) {
     const current_device_guard caller;
     CURED_CHECK(cudaSetDevice(comm->device));
     const ncclResult_t r = comm->comm ? ncclCommDestroy(comm->comm) : ncclSuccess;
+    const int device = comm->device;
     delete comm;
     nc::check(r, nullptr, "ncclCommDestroy");
+    nc::trim_scratch(device);  // the exact all-reduce's scratch that no call holds
   });
 }
 

@@ -46,8 +46,9 @@
 // mismatched NCCL calls, it waits.
 //
 // exact_all_reduce, the elementwise exact sum (below, and docs/API.md): blocking; its scratch
-// comes from a memory pool per device that keeps what it allocated (about 16 bytes an element
-// at the largest call) for the next calls.
+// comes from a memory pool per device that keeps what it allocated for the next calls (14 to 16
+// bytes an element for float, 28 to 32 for double, more where the exact pass runs: docs/API.md);
+// detail::trim_scratch(device) gives it back.
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -229,26 +230,34 @@ R blocking(ncclComm_t comm, cudaStream_t stream, Async async) {
 
 namespace ew = cured::device::elementwise;
 
-/// Stream-ordered scratch for one call, from a pool per device that keeps what it has
-/// allocated (the calls of a training loop reuse it instead of returning it to the driver).
+/// The scratch pool of a device (created on first use when `create`; null otherwise): it keeps
+/// what it has allocated, so that the calls of a training loop reuse it instead of returning
+/// it to the driver; trim_scratch gives back what no call holds.
+inline cudaMemPool_t scratch_pool(int device, bool create) {
+  static std::mutex mutex;
+  static std::vector<cudaMemPool_t> pools;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (pools.size() <= std::size_t(device)) pools.resize(device + 1, nullptr);
+  if (!pools[device] && create) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    CURED_CHECK(cudaMemPoolCreate(&pools[device], &props));
+    std::uint64_t keep = UINT64_MAX;
+    CURED_CHECK(cudaMemPoolSetAttribute(pools[device], cudaMemPoolAttrReleaseThreshold, &keep));
+  }
+  return pools[device];
+}
+
+inline void trim_scratch(int device) {
+  if (cudaMemPool_t pool = scratch_pool(device, false)) CURED_CHECK(cudaMemPoolTrimTo(pool, 0));
+}
+
+/// Stream-ordered scratch for one call, from the device's scratch pool.
 class scratch {
 public:
-  scratch(int device, cudaStream_t stream) : stream_(stream) {
-    static std::mutex mutex;
-    static std::vector<cudaMemPool_t> pools;
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (pools.size() <= std::size_t(device)) pools.resize(device + 1, nullptr);
-    if (!pools[device]) {
-      cudaMemPoolProps props{};
-      props.allocType = cudaMemAllocationTypePinned;
-      props.location.type = cudaMemLocationTypeDevice;
-      props.location.id = device;
-      CURED_CHECK(cudaMemPoolCreate(&pools[device], &props));
-      std::uint64_t keep = UINT64_MAX;
-      CURED_CHECK(cudaMemPoolSetAttribute(pools[device], cudaMemPoolAttrReleaseThreshold, &keep));
-    }
-    pool_ = pools[device];
-  }
+  scratch(int device, cudaStream_t stream) : stream_(stream), pool_(scratch_pool(device, true)) {}
   scratch(const scratch&) = delete;
   scratch& operator=(const scratch&) = delete;
   ~scratch() {
@@ -324,6 +333,12 @@ void exact_all_reduce(const T* in, std::int64_t rows, std::int64_t row_stride, s
     if (in_place && (rows != 1 || !std::is_same_v<T, R>)) throw_invalid("in place needs one row of float or double");
     if (rows > 0 && m > 0) workspace::check_device_pointer(in, "the input", device);
     if (m > 0) workspace::check_device_pointer(out, "the output", device);
+    if (!in_place && rows > 0 && m > 0) {  // out is written before the exact pass reads in again
+      const auto in_begin = reinterpret_cast<std::uintptr_t>(in), out_begin = reinterpret_cast<std::uintptr_t>(out);
+      const auto in_end = in_begin + std::uintptr_t(((rows - 1) * row_stride + m) * std::int64_t(sizeof(T)));
+      const auto out_end = out_begin + std::uintptr_t(m * std::int64_t(sizeof(R)));
+      if (in_begin < out_end && out_begin < in_end) throw_invalid("the output overlaps the input (other than in place)");
+    }
   } catch (...) {
     failed = std::current_exception();
   }

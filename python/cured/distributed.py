@@ -257,8 +257,9 @@ _JOIN_REDUCE = {row.code: functools.partial(_join_reduce, row.code) for row in _
 
 def _bind(x, group, join):
     """(the group's communicator on this rank, x's dtype code) for a call on shard x: a CUDA
-    tensor of a type cured takes, on the communicator's device. A shard refused where the
-    communicator exists joins the call's first collective (join) before raising."""
+    tensor of a type cured takes, on the communicator's device. A refused shard joins the
+    call's first collective (join) before raising: where the group has no communicator yet, the
+    other ranks are making it, so this rank makes it with them (on the current device) first."""
     comm = _communicators.get(_group_key(group))
     try:
         if not isinstance(x, torch.Tensor):
@@ -270,10 +271,15 @@ def _bind(x, group, join):
             raise CuredValueError("cured.distributed: the tensor is on cuda:%d, this rank's communicator of the group "
                                   "on cuda:%d; cured.distributed.destroy(group) first to move it" % (device, comm.device))
         code = _fw.dtype_code(x.dtype)
-    except CuredError:
+    except CuredError as refused:
+        if comm is None and _dist.is_initialized():
+            try:
+                comm = _create(_group_key(group), group, torch.cuda.current_device())
+            except Exception:  # noqa: BLE001 - the refusal is what this rank reports
+                comm = None
         if comm is not None:
             join(comm)
-        raise
+        raise refused
     if comm is None:
         comm = _create(_group_key(group), group, device)
     return comm, code
@@ -481,7 +487,7 @@ def _exact_along(param, comm, code, x, d, extents, stream):
     if m == 0:  # every rank's m is 0 (the shapes agree): nothing to sum
         return out
     rows = x.movedim(d, 0).reshape(x.shape[d], m)
-    if m > 1 and rows.stride(1) != 1:
+    if (m > 1 and rows.stride(1) != 1) or (rows.shape[0] > 1 and rows.stride(0) < m):  # (stride 0: expanded)
         rows = rows.contiguous()
     row_stride = rows.stride(0) if rows.shape[0] > 1 else m
     _check(_nccl_exact_all_reduce(_lib.pack_array(rows.data_ptr(), code, (rows.shape[0], m), (row_stride, 1)),

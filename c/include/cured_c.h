@@ -59,7 +59,8 @@ typedef enum cured_status {
  * Element types: X(ENUM, code, name, bytes, kind, DLPack code, DLPack bits, NumPy typestr,
  * segments, C++ type). `name` is NumPy's, CuPy's and torch's (torch.float32); the typestr is
  * __array_interface__'s without its byte order ("" where NumPy has none); `segments`: the
- * segmented reductions take it (count_nonzero, any and all take every type); the C++ type is
+ * segmented reductions take it (count_nonzero, any and all take every type), and so do the
+ * reductions across ranks (cured_nccl.h); the C++ type is
  * the library's for the elements (bool as its byte). */
 #define CURED_DTYPE_TABLE(X)                                                                    \
   X(BOOL, 0, "bool", 1, CURED_KIND_BOOL, 6, 8, "b1", 0, std::uint8_t)                           \

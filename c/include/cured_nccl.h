@@ -53,7 +53,8 @@ CURED_C_API cured_status cured_nccl_comm_destroy(cured_nccl_comm comm);
 CURED_C_API cured_status cured_nccl_comm_info(cured_nccl_comm comm, int32_t* ranks, int32_t* rank, int32_t* device);
 
 /* `op` (cured_c.h's op table) of the concatenation, in rank order, of every rank's `in` (dense
- * row-major, any number of axes, any element count; empty allowed) into `out`: one element
+ * row-major, any number of axes, any element count; empty allowed; an element type whose
+ * `segments` column in cured_c.h's table is 1) into `out`: one element
  * (any rank with one element) of cured_result_dtype(op, in, -1)'s type, on every rank.
  *   SUM, MIN, MAX: the ranks' partials combined in rank order (deterministic for a given number
  *     of ranks and split); ARGMIN, ARGMAX: the int64 index in the concatenation (the first

@@ -1,5 +1,5 @@
-// libcured_nccl: cured_nccl.h's C interface over cured/nccl.cuh. Every call is blocking, so
-// that a mismatch between the ranks' calls is an error returned on every rank.
+// libcured_nccl: cured_nccl.h's C interface over cured/nccl.cuh's public forms. Every call is
+// blocking, so that a mismatch between the ranks' calls is an error returned on every rank.
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -7,25 +7,31 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "abi.hpp"
 #include "capi.hpp"
 #include "cured/nccl.cuh"
 #include "cured_nccl.h"
 
+/// A communicator, with a workspace of its device and a little device memory of its own (the
+/// argmin/argmax and 16-bit sums' partials, every rank's call record of an all-gather).
 struct cured_nccl_comm_s {
   ncclComm_t comm = nullptr;
   int ranks = 0, rank = 0, device = 0;
+  std::unique_ptr<cured::workspace> ws;
+  void* scratch = nullptr;
+
+  static constexpr std::size_t partial_bytes = 64;  ///< then 2 int64 a rank
+  std::int64_t* calls() const { return reinterpret_cast<std::int64_t*>(static_cast<char*>(scratch) + partial_bytes); }
 };
 
 namespace cured::capi {
 
 namespace {
-
-namespace nc = cured::nccl::detail;
-namespace ew = cured::device::elementwise;
 
 thread_local std::string last_error;
 
@@ -45,21 +51,20 @@ struct on_device {
   explicit on_device(const cured_nccl_comm_s& c) { CURED_CHECK(cudaSetDevice(c.device)); }
 };
 
-/// Calls f(tag<T>{}) for the element types the reductions across ranks take.
+/// Calls f(tag<T>{}) for t's C++ type where the reductions across ranks take t: the element
+/// types of the table's `segments` column (the segmented reductions take the same).
 template <class F>
 void with_rank_element(std::int32_t t, F&& f) {
-  switch (t) {
-    case CURED_FLOAT32: return f(tag<float>{});
-    case CURED_FLOAT64: return f(tag<double>{});
-    case CURED_FLOAT16: return f(tag<__half>{});
-    case CURED_BFLOAT16: return f(tag<__nv_bfloat16>{});
-    case CURED_INT32: return f(tag<std::int32_t>{});
-    case CURED_INT64: return f(tag<std::int64_t>{});
-    default:
-      throw unsupported(std::string("cured: no reduction across ranks of ") + dtype_name(t) +
-                        " (float32, float64, float16, bfloat16, int32, int64)");
-  }
+  if (!in_segments(t))
+    throw unsupported(std::string("cured: no reduction across ranks of ") + dtype_name(t) + " (it takes " +
+                      names_where(in_segments) + ")");
+  with_code(t, [&](auto code) {
+    if constexpr (dtype_rows[decltype(code)::value].segments != 0) f(tag<element_t<decltype(code)::value>>{});
+  });
 }
+
+template <class T>
+constexpr bool is_16_bit_float = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
 template <class From, class To>
 __global__ void convert_kernel(const From* from, To* to) {
@@ -72,72 +77,60 @@ __global__ void split_kernel(const key_value<T>* from, std::int64_t* index, T* v
   if (value) *value = from->value;
 }
 
-/// A call whose checks failed joins the collective the other ranks are in (a poisoned
-/// contribution), so that they fail instead of waiting; then its own error is rethrown.
-void join_failed(std::int32_t op, ncclComm_t comm, workspace& ws, cudaStream_t stream, std::exception_ptr error) {
-  const auto rethrow = [&](auto&&...) { std::rethrow_exception(error); };
-  if (op == CURED_EXACT_SUM) {
-    auto* send = reinterpret_cast<exact::shard_sum*>(nc::records(ws) + nc::exact_send_offset);
-    auto* total = reinterpret_cast<exact::shard_sum*>(nc::records(ws) + nc::exact_total_offset);
-    constexpr std::size_t words = sizeof(exact::shard_sum) / sizeof(std::int64_t);
-    nc::run(
-        ws, stream, nullptr, nullptr, false, nullptr, send, rethrow,
-        [&] { nc::check(ncclAllReduce(send, total, words, ncclInt64, ncclSum, comm, stream), comm, "ncclAllReduce"); },
-        [](unsigned*) {});
-  } else {
-    nc::plain(comm, ws, stream, nullptr, nullptr, false, rethrow, [](const auto*, int, unsigned*) {});
+/// A call whose checks failed joins the collective the other ranks are in, through the public
+/// form with no arguments it accepts (its own checks poison the contribution), so that they
+/// fail instead of waiting; then its own error is rethrown.
+[[noreturn]] void join_failed(std::int32_t op, const cured_nccl_comm_s& c, cudaStream_t stream,
+                              std::exception_ptr error) {
+  try {
+    if (op == CURED_EXACT_SUM)
+      cured::nccl::exact_sum_async(static_cast<const float*>(nullptr), 1, nullptr, c.comm, *c.ws, stream);
+    else
+      cured::nccl::sum_async(static_cast<const float*>(nullptr), 1, nullptr, c.comm, *c.ws, stream);
+  } catch (...) {
   }
+  std::rethrow_exception(error);
 }
 
-/// op of one rank's shard (the _async forms' course, the output checked by the caller), its
-/// status word in mapped host memory.
+/// op of one rank's shard through the _async form (its status word the workspace's), then the
+/// wait, the status and NCCL's errors.
 template <class T>
-void reduce_typed(std::int32_t op, const T* in, std::int64_t n, void* out, void* values, ncclComm_t comm,
-                  workspace& ws, cudaStream_t stream, unsigned* status) {
-  nc::scratch mem(ws.device(), stream);
+void reduce_typed(std::int32_t op, const T* in, std::int64_t n, void* out, void* values, const cured_nccl_comm_s& c,
+                  cudaStream_t stream) {
+  workspace& ws = *c.ws;
   switch (op) {
     case CURED_SUM:
-      if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
-        float* partial = mem.get<float>(1);
-        nc::reduce(in, n, partial, plus{}, 0.f, "sum", comm, ws, stream, status, false);
+      if constexpr (is_16_bit_float<T>) {  // float partials (the accumulator), rounded once
+        auto* partial = static_cast<float*>(c.scratch);
+        cured::nccl::sum_async<float>(in, n, partial, c.comm, ws, stream);
         convert_kernel<float, T><<<1, 1, 0, stream>>>(partial, static_cast<T*>(out));
       } else {
-        using S = cured::detail::sum_type<void, T>;
-        nc::reduce(in, n, static_cast<S*>(out), plus{}, S(0), "sum", comm, ws, stream, status, false);
+        cured::nccl::sum_async(in, n, static_cast<accumulator_t<T>*>(out), c.comm, ws, stream);
       }
       break;
-    case CURED_MIN:
-      nc::reduce(in, n, static_cast<T*>(out), minimum{}, minimum::identity<T>(), "min", comm, ws, stream, status, false);
-      break;
-    case CURED_MAX:
-      nc::reduce(in, n, static_cast<T*>(out), maximum{}, maximum::identity<T>(), "max", comm, ws, stream, status, false);
-      break;
+    case CURED_MIN: cured::nccl::min_async(in, n, static_cast<T*>(out), c.comm, ws, stream); break;
+    case CURED_MAX: cured::nccl::max_async(in, n, static_cast<T*>(out), c.comm, ws, stream); break;
     case CURED_ARGMIN:
     case CURED_ARGMAX: {
-      auto* kv = mem.get<key_value<T>>(1);
+      auto* kv = static_cast<key_value<T>*>(c.scratch);
       if (op == CURED_ARGMIN)
-        nc::arg<false>(in, n, kv, comm, ws, stream, status, false);
+        cured::nccl::argmin_async(in, n, kv, c.comm, ws, stream);
       else
-        nc::arg<true>(in, n, kv, comm, ws, stream, status, false);
+        cured::nccl::argmax_async(in, n, kv, c.comm, ws, stream);
       split_kernel<T><<<1, 1, 0, stream>>>(kv, static_cast<std::int64_t*>(out), static_cast<T*>(values));
       break;
     }
     case CURED_EXACT_SUM:
       if constexpr (!std::is_integral_v<T>)
-        nc::exact_sum(in, n, static_cast<exact_result_t<T>*>(out), comm, ws, stream, status, false);
+        cured::nccl::exact_sum_async(in, n, static_cast<exact_result_t<T>*>(out), c.comm, ws, stream);
       break;
     default: fail("unknown op " + std::to_string(op));
   }
   CURED_CHECK(cudaGetLastError());
+  unsigned status = 0;
+  CURED_CHECK(cudaMemcpyAsync(&status, ws.rank_status(), sizeof status, cudaMemcpyDeviceToHost, stream));
   CURED_CHECK(cudaStreamSynchronize(stream));
-}
-
-/// Throws on every rank when the status word says the ranks' calls differ, or NCCL failed.
-void check_ranks(ncclComm_t comm, unsigned status) {
-  ncclResult_t async_error = ncclSuccess;
-  nc::check(ncclCommGetAsyncError(comm, &async_error), comm, "ncclCommGetAsyncError");
-  nc::check(async_error, comm, "a collective");
-  if (status) throw_invalid(cured::detail::ranks::status_message(status));
+  cured::nccl::check_status(c.comm, status);
 }
 
 /// One element of device memory of type `dtype`: the results of cured_nccl_reduce.
@@ -185,7 +178,7 @@ cured_status cured_nccl_version(int32_t* version) {
   return guarded([&] {
     if (!version) fail("version is null");
     int v = 0;
-    nc::check(ncclGetVersion(&v), nullptr, "ncclGetVersion");
+    cured::nccl::check(ncclGetVersion(&v), nullptr, "ncclGetVersion");
     *version = v;
   });
 }
@@ -194,7 +187,7 @@ cured_status cured_nccl_unique_id(uint8_t* id) {
   return guarded([&] {
     if (!id) fail("id is null");
     ncclUniqueId u;
-    nc::check(ncclGetUniqueId(&u), nullptr, "ncclGetUniqueId");
+    cured::nccl::check(ncclGetUniqueId(&u), nullptr, "ncclGetUniqueId");
     static_assert(sizeof u == CURED_NCCL_UNIQUE_ID_BYTES);
     std::memcpy(id, &u, sizeof u);
   });
@@ -213,31 +206,33 @@ cured_status cured_nccl_comm_create(const uint8_t* id, int32_t ranks, int32_t ra
       fail("device " + std::to_string(device) + " (the machine has " + std::to_string(devices) + ")");
     const current_device_guard caller;
     CURED_CHECK(cudaSetDevice(device));
-    ncclUniqueId u;
-    std::memcpy(&u, id, sizeof u);
-    auto* c = new cured_nccl_comm_s;
-    const ncclResult_t r = ncclCommInitRank(&c->comm, ranks, u, rank);
-    if (r != ncclSuccess) {
-      delete c;
-      nc::check(r, nullptr, "ncclCommInitRank");
-    }
+    auto c = std::make_unique<cured_nccl_comm_s>();
     c->ranks = ranks;
     c->rank = rank;
     c->device = device;
-    *comm = c;
+    c->ws = std::make_unique<cured::workspace>(device);
+    CURED_CHECK(cudaMalloc(&c->scratch, cured_nccl_comm_s::partial_bytes + 16 * std::size_t(ranks)));
+    ncclUniqueId u;
+    std::memcpy(&u, id, sizeof u);
+    const ncclResult_t r = ncclCommInitRank(&c->comm, ranks, u, rank);
+    if (r != ncclSuccess) {
+      (void)cudaFree(c->scratch);
+      cured::nccl::check(r, nullptr, "ncclCommInitRank");
+    }
+    *comm = c.release();
   });
 }
 
 cured_status cured_nccl_comm_destroy(cured_nccl_comm comm) {
   return guarded([&] {
     if (!comm) return;
+    const std::unique_ptr<cured_nccl_comm_s> c(comm);
     const current_device_guard caller;
-    CURED_CHECK(cudaSetDevice(comm->device));
-    const ncclResult_t r = comm->comm ? ncclCommDestroy(comm->comm) : ncclSuccess;
-    const int device = comm->device;
-    delete comm;
-    nc::check(r, nullptr, "ncclCommDestroy");
-    nc::trim_scratch(device);  // the exact all-reduce's scratch that no call holds
+    CURED_CHECK(cudaSetDevice(c->device));
+    const ncclResult_t r = c->comm ? ncclCommDestroy(c->comm) : ncclSuccess;
+    (void)cudaFree(c->scratch);
+    cured::nccl::check(r, nullptr, "ncclCommDestroy");
+    cured::nccl::release_scratch(c->device);  // the exact all-reduce's memory that no call holds
   });
 }
 
@@ -256,7 +251,6 @@ cured_status cured_nccl_reduce(int32_t op, const cured_array* in, const cured_ar
     const cured_nccl_comm_s& c = comm_of(comm);
     const on_device device(c);
     const auto s = static_cast<cudaStream_t>(stream);
-    cured::workspace& ws = cured::detail::thread_workspace();
     std::int64_t n = 0;
     try {
       check_array(in, "the input");
@@ -269,18 +263,12 @@ cured_status cured_nccl_reduce(int32_t op, const cured_array* in, const cured_ar
       cured::workspace::check_device_pointer(out->data, "the output", c.device);
       if (values) cured::workspace::check_device_pointer(values->data, "the values", c.device);
     } catch (...) {
-      join_failed(op, c.comm, ws, s, std::current_exception());
+      join_failed(op, c, s, std::current_exception());
     }
-    { cured::workspace::use wait(ws, s, true); }  // this thread's earlier call on another stream, finished
-    auto* word = static_cast<volatile unsigned*>(const_cast<void*>(ws.host_result()));
-    *word = 0;
-    auto* status = static_cast<unsigned*>(ws.host_result_on_device());
     with_rank_element(in->dtype, [&](auto t) {
       using T = typename decltype(t)::type;
-      reduce_typed<T>(op, static_cast<const T*>(in->data), n, out->data, values ? values->data : nullptr, c.comm, ws,
-                      s, status);
+      reduce_typed<T>(op, static_cast<const T*>(in->data), n, out->data, values ? values->data : nullptr, c, s);
     });
-    check_ranks(c.comm, *word);
   });
 }
 
@@ -311,13 +299,12 @@ cured_status cured_nccl_all_gather(const cured_array* in, const cured_array* out
       dtype = -1;
     }
     // Every rank's call (type and count) first, so that unlike calls fail on every rank.
-    nc::scratch mem(c.device, s);
-    auto* calls = mem.get<std::int64_t>(2 * std::int64_t(c.ranks));
     const std::int64_t mine[2] = {dtype, n};
-    CURED_CHECK(cudaMemcpyAsync(calls + 2 * c.rank, mine, sizeof mine, cudaMemcpyHostToDevice, s));
-    nc::check(ncclAllGather(calls + 2 * c.rank, calls, 2, ncclInt64, c.comm, s), c.comm, "ncclAllGather");
+    CURED_CHECK(cudaMemcpyAsync(c.calls() + 2 * c.rank, mine, sizeof mine, cudaMemcpyHostToDevice, s));
+    cured::nccl::check(ncclAllGather(c.calls() + 2 * c.rank, c.calls(), 2, ncclInt64, c.comm, s), c.comm,
+                       "ncclAllGather");
     std::vector<std::int64_t> all(2 * std::size_t(c.ranks));
-    CURED_CHECK(cudaMemcpyAsync(all.data(), calls, all.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
+    CURED_CHECK(cudaMemcpyAsync(all.data(), c.calls(), all.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
     CURED_CHECK(cudaStreamSynchronize(s));
     if (failed) std::rethrow_exception(failed);
     for (int r = 0; r < c.ranks; ++r)
@@ -327,10 +314,11 @@ cured_status cured_nccl_all_gather(const cured_array* in, const cured_array* out
                                std::to_string(all[2 * r + 1]) + " elements of " + dtype_name(std::int32_t(all[2 * r]))) +
              ", rank " + std::to_string(c.rank) + " " + std::to_string(n) + " of " + dtype_name(dtype));
     if (bytes > 0) {
-      nc::check(ncclAllGather(in->data, out->data, std::size_t(bytes), ncclUint8, c.comm, s), c.comm, "ncclAllGather");
+      cured::nccl::check(ncclAllGather(in->data, out->data, std::size_t(bytes), ncclUint8, c.comm, s), c.comm,
+                         "ncclAllGather");
       CURED_CHECK(cudaStreamSynchronize(s));
     }
-    check_ranks(c.comm, 0);
+    cured::nccl::check_status(c.comm, 0);
   });
 }
 
@@ -345,28 +333,26 @@ cured_status cured_nccl_exact_all_reduce(const cured_array* in, const cured_arra
       check_array(in, "the input");
       check_array(out, "the output");
       r = rows_view(*in);
-      if (!is_floating(in->dtype))
-        throw unsupported(std::string("cured: the exact all-reduce takes floating elements, not ") +
-                          dtype_name(in->dtype));
-      if (out->dtype != float_result(in->dtype))
-        fail(std::string("the output is ") + dtype_name(out->dtype) + ", not " + dtype_name(float_result(in->dtype)));
+      const std::int32_t result = result_dtype(CURED_EXACT_SUM, in->dtype, -1, family::axes);
+      if (out->dtype != result)
+        fail(std::string("the output is ") + dtype_name(out->dtype) + ", not " + dtype_name(result));
       if (out->rank != 1 || out->extents[0] != r.m || (r.m > 1 && out->strides[0] != 1))
         fail("the output is not " + std::to_string(r.m) + " contiguous elements");
     } catch (...) {
       // Join the call's first collective with a call that fails its own checks.
       try {
-        nc::exact_all_reduce<float>(nullptr, -1, 0, 0, nullptr, c.comm, s);
+        cured::nccl::exact_all_reduce(static_cast<const float*>(nullptr), -1, 0, 0, nullptr, c.comm, s);
       } catch (...) {
       }
       throw;
     }
     with_code(in->dtype, [&](auto code) {
       using T = element_t<decltype(code)::value>;
-      if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>)
-        nc::exact_all_reduce<T>(static_cast<const T*>(in->data), r.rows, r.stride, r.m,
-                                static_cast<cured::exact_result_t<T>*>(out->data), c.comm, s);
+      if constexpr (dtype_rows[decltype(code)::value].kind == CURED_KIND_FLOATING)
+        cured::nccl::exact_all_reduce(static_cast<const T*>(in->data), r.rows, r.stride, r.m,
+                                      static_cast<cured::exact_result_t<T>*>(out->data), c.comm, s);
     });
-    check_ranks(c.comm, 0);
+    cured::nccl::check_status(c.comm, 0);
   });
 }
 

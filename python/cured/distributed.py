@@ -16,7 +16,7 @@ The whole tensor is the concatenation, in group-rank order, of every rank's shar
 and may be empty along dim. Every rank gets the result for the whole, a new CUDA tensor on its
 shard's device (torch's shapes, the dim reduced) with the types of the package's own functions.
 Along a dim every element type cured takes; with dim None, sum, amin, amax, argmin, argmax and
-exact_sum take libcured_nccl's (float32, float64, float16, bfloat16, int32, int64). No autograd:
+exact_sum take libcured_nccl's (the table's `segments` column, as the segmented reductions). No autograd:
 results carry no gradient.
 
 Every call is collective: each rank of the group makes the same calls in the same order, on the
@@ -433,7 +433,7 @@ def _out_shape(x, d):
 
 
 def _sum_along(param, comm, code, x, d, extents, stream):
-    if code in (_lib.FLOAT16, _lib.BFLOAT16):  # partials in float32 (the package's accumulator), rounded once
+    if code in _lib.FLOATING and _lib.DTYPE_BYTES[code] == 2:  # float32 partials (the accumulator), rounded once
         partial = _cured.sum(x, dim=d, dtype=torch.float32)
         return _cured.sum(_gather(comm, partial, stream), dim=0).to(x.dtype)
     return _cured.sum(_gather(comm, _cured.sum(x, dim=d), stream), dim=0)
@@ -543,54 +543,61 @@ def _order(ord):
 
 # ---- the functions --------------------------------------------------------------------------------
 
+# The ops of the whole (dim None: one cured_nccl_reduce) and along a dim: the call's name in the
+# ranks' records and the combine of the shards' partials.
+_ALONG = {
+    _lib.SUM: ("sum", _sum_along),
+    _lib.MIN: ("amin", functools.partial(_extreme_along, _lib.MIN)),
+    _lib.MAX: ("amax", functools.partial(_extreme_along, _lib.MAX)),
+    _lib.ARGMIN: ("argmin", functools.partial(_arg_along, _lib.ARGMIN)),
+    _lib.ARGMAX: ("argmax", functools.partial(_arg_along, _lib.ARGMAX)),
+    _lib.EXACT_SUM: ("exact_sum", _exact_along),
+}
+
+
+def _reduction(op, x, dim, group):
+    if dim is None:
+        return _reduce_whole(op, x, group)
+    call, combine = _ALONG[op]
+    return _along(call, combine, x, dim, group)
+
+
 def sum(x: torch.Tensor, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
     """torch.sum of the whole (this rank's shard x: see the module's docstring), of cured.sum's
     types; the ranks' partials are combined in rank order: deterministic for a given number of
     ranks and split. Along a dim, float16 and bfloat16 partials are float32, rounded once at the
     end."""
-    if dim is None:
-        return _reduce_whole(_lib.SUM, x, group)
-    return _along("sum", _sum_along, x, dim, group)
+    return _reduction(_lib.SUM, x, dim, group)
 
 
 def amin(x: torch.Tensor, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
     """torch.amin of the whole: the least element along dim (every axis for None); NaN if any is
     NaN; of no elements the identity (+inf, or the integer type's largest), as cured.amin."""
-    if dim is None:
-        return _reduce_whole(_lib.MIN, x, group)
-    return _along("amin", functools.partial(_extreme_along, _lib.MIN), x, dim, group)
+    return _reduction(_lib.MIN, x, dim, group)
 
 
 def amax(x: torch.Tensor, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
     """torch.amax of the whole: as amin, for the greatest element."""
-    if dim is None:
-        return _reduce_whole(_lib.MAX, x, group)
-    return _along("amax", functools.partial(_extreme_along, _lib.MAX), x, dim, group)
+    return _reduction(_lib.MAX, x, dim, group)
 
 
 def argmin(x: torch.Tensor, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
     """torch.argmin of the whole: the int64 index of the first least element (the first NaN if
     any) in the concatenation along dim, or in the concatenation of the flattened shards for
     None; -1 where the whole has no elements."""
-    if dim is None:
-        return _reduce_whole(_lib.ARGMIN, x, group)
-    return _along("argmin", functools.partial(_arg_along, _lib.ARGMIN), x, dim, group)
+    return _reduction(_lib.ARGMIN, x, dim, group)
 
 
 def argmax(x: torch.Tensor, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
     """torch.argmax of the whole: as argmin, for the greatest element."""
-    if dim is None:
-        return _reduce_whole(_lib.ARGMAX, x, group)
-    return _along("argmax", functools.partial(_arg_along, _lib.ARGMAX), x, dim, group)
+    return _reduction(_lib.ARGMAX, x, dim, group)
 
 
 def exact_sum(x: torch.Tensor, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
     """cured.exact_sum of the whole: the exact sum rounded once, float32 (float64 for float64),
     the bits cured.exact_sum gives for the whole tensor on one GPU, for any number of ranks and
     any split. Integers: the int64 sum."""
-    if dim is None:
-        return _reduce_whole(_lib.EXACT_SUM, x, group)
-    return _along("exact_sum", _exact_along, x, dim, group)
+    return _reduction(_lib.EXACT_SUM, x, dim, group)
 
 
 def vector_norm(x: torch.Tensor, ord: float = 2, dim: Optional[int] = None, group: Any = None) -> torch.Tensor:
@@ -622,11 +629,12 @@ def all_reduce_exact(tensor: torch.Tensor, group: Any = None) -> torch.Tensor:
 
 def _in_place(tensor, code):
     """all_reduce_exact's checks of its tensor."""
-    if code in (_lib.FLOAT16, _lib.BFLOAT16):
+    # In place: the types whose exact sum's type (the table's rule) is their own.
+    if code in _lib.FLOATING and _lib.result_dtype(_lib.EXACT_SUM, code) != code:
         raise CuredTypeError("cured.distributed.all_reduce_exact: %s is not taken: correct rounding of the exact sum "
-                             "to a 16-bit type is not provided (it is rounded to float32); reduce a float32 copy "
-                             "(tensor.float()) and cast back" % _lib.DTYPE_NAMES[code])
-    if code not in (_lib.FLOAT32, _lib.FLOAT64):
+                             "to it is not provided (it is rounded to %s); reduce a copy of that type and cast back"
+                             % (_lib.DTYPE_NAMES[code], _lib.DTYPE_NAMES[_lib.result_dtype(_lib.EXACT_SUM, code)]))
+    if code not in _lib.FLOATING:
         raise CuredTypeError("cured.distributed.all_reduce_exact takes float32 or float64 tensors, not %s"
                              % _lib.DTYPE_NAMES[code])
     if not tensor.is_contiguous():
